@@ -79,7 +79,8 @@ export interface ViewerSkinRef {
 export interface Viewer {
   id: number;
   twitchUserId: string;
-  twitchUsername: string;
+  /** Lowercase login; null once another Twitch user took this viewer's old login (a rename). */
+  twitchUsername: string | null;
   displayName: string | null;
 }
 

@@ -1,0 +1,51 @@
+// Picks the overlay client from the config's section: the bundled service in this process, or a
+// remote service over HTTP. The zod schema is exported so the host's config schema can embed it
+// (and report errors with the file and path).
+import { z } from 'zod';
+import type { Dispatcher } from 'undici';
+import type { StyleOperations } from '../service/types.ts';
+import { createHttpClient } from './http-client.ts';
+import { createInProcessClient } from './in-process-client.ts';
+import type { OverlayStyleClient } from './overlay-style-client.ts';
+
+export const overlayClientConfigSchema = z.discriminatedUnion('mode', [
+  z.strictObject({ mode: z.literal('bundled') }),
+  z.strictObject({
+    mode: z.literal('remote'),
+    /** The remote API's {base_url}, prefix included. */
+    baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL such as https://example.com/api/v1' }),
+    apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'apiKey must be the API key token (visible characters, no spaces)'),
+    userAgent: z.string().min(1).optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    maxRetries: z.number().int().min(0).max(10).optional(),
+    maxRetryAfterMs: z.number().int().min(0).optional(),
+  }),
+]);
+
+export type OverlayClientConfig = z.infer<typeof overlayClientConfigSchema>;
+
+export interface OverlayClientDependencies {
+  /** The bundled service and the account the host acts as; required for `mode: bundled`. */
+  bundled?: { operations: StyleOperations; accountId: number };
+  /** undici dispatcher for `mode: remote`. */
+  dispatcher?: Dispatcher;
+}
+
+export function createOverlayClientFromConfig(
+  config: OverlayClientConfig,
+  dependencies: OverlayClientDependencies = {},
+): OverlayStyleClient {
+  const parsed = overlayClientConfigSchema.safeParse(config);
+  if (!parsed.success) {
+    throw new TypeError(`Invalid overlay client config:\n${z.prettifyError(parsed.error)}`);
+  }
+  const section = parsed.data;
+  if (section.mode === 'bundled') {
+    if (dependencies.bundled === undefined) {
+      throw new TypeError('Overlay client mode "bundled" needs the bundled service (operations and accountId)');
+    }
+    return createInProcessClient(dependencies.bundled.operations, dependencies.bundled.accountId);
+  }
+  const { mode: _mode, ...http } = section;
+  return createHttpClient({ ...http, ...(dependencies.dispatcher ? { dispatcher: dependencies.dispatcher } : {}) });
+}

@@ -1,0 +1,349 @@
+// The overlay client over HTTP (undici), for a remote overlay style service or a script.
+//
+// Every request sends `Authorization: Bearer <key>`, `Accept: application/json` (so the
+// service answers errors as JSON, never with its 302 compatibility redirect), a descriptive
+// `User-Agent` (the service's edge filter refuses generic ones) and, on writes,
+// `Content-Type: application/json`. Each attempt has its own timeout.
+//
+// Retries (bounded by maxRetries, shared by every kind of failure of one call):
+// - 429: waits out Retry-After when it is within maxRetryAfterMs, for every operation (the
+//   rate limit refuses before anything is done); otherwise gives up with the 429 at once.
+// - connection refused / DNS failure / connect timeout: the request never left, so every
+//   operation is sent again after a back-off.
+// - 5xx (500, 502, 503, 504), timeouts, resets: only idempotent operations are sent again. GETs
+//   and PUTs are (a PUT merges the same values into the same state); POST unlock is too, by the
+//   spec's rule 3 (a repeat creates nothing). DELETE revoke is not retried after such a failure:
+//   if the first attempt did revoke, a repeat would answer 404 for a call that succeeded.
+// A 3xx is never followed: it means the base URL is wrong or something in between rewrote the
+// request, and following it could carry the key elsewhere.
+import { setTimeout as sleepMs } from 'node:timers/promises';
+import type { IncomingHttpHeaders } from 'node:http';
+import { getGlobalDispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest } from './overlay-style-client.ts';
+import { fromServiceError, OverlayStyleError } from './overlay-style-error.ts';
+import { ServiceError } from '../service/types.ts';
+import { checkIdentifier, checkIdParam, encodeJsonBody, encodePathSegment } from './request-checks.ts';
+import {
+  dataEnvelope, errorEnvelope, messageDataEnvelope, messageEnvelope, skinUpdateResultShape, skinViewShape,
+  templateSettingsViewShape, templateUpdateResultShape, unlockDataShape, viewerSkinRefShape,
+} from './response-shapes.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+import {
+  backoffDelayMs, DEFAULT_RETRY_POLICY, MAYBE_SENT_ERROR_CODES, NOT_SENT_ERROR_CODES, parseRetryAfterMs,
+  RETRYABLE_STATUSES,
+} from './retry-policy.ts';
+import { DEFAULT_USER_AGENT } from './user-agent.ts';
+
+export interface HttpClientOptions {
+  /** The spec's {base_url}, API prefix included, e.g. `http://127.0.0.1:8080/api/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Default `chatskin/<version>`. */
+  userAgent?: string;
+  /** Per attempt, from sending to the last byte of the answer. Default 10000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** Longest Retry-After waited out before giving up with the 429. Default 60000. */
+  maxRetryAfterMs?: number;
+  /** Back-off between retries of 5xx and connection failures. Defaults 250 and 5000 ms. */
+  backoff?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** undici dispatcher (an Agent, a MockAgent in tests); default undici's global dispatcher. */
+  dispatcher?: Dispatcher;
+  /** How the client waits between attempts; default a timer. Tests pass a recorder. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+interface Call {
+  method: Method;
+  /** Path below the base URL, query included, already encoded. */
+  path: string;
+  /** JSON text, for writes. */
+  body?: string;
+  /** Whether the call may be sent again after a failure it may already have been processed in. */
+  idempotent: boolean;
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/** An attempt that produced no answer, and whether the request may have reached the service. */
+class AttemptFailure {
+  readonly error: OverlayStyleError;
+  readonly maybeSent: boolean;
+  readonly retryable: boolean;
+  constructor(error: OverlayStyleError, maybeSent: boolean, retryable: boolean) {
+    this.error = error;
+    this.maybeSent = maybeSent;
+    this.retryable = retryable;
+  }
+}
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+const HEADER_TEXT = /^[\x20-\x7e]+$/;
+const MAX_TIMER_MS = 2_147_483_647;
+
+function integerOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new TypeError(`createHttpClient: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+interface Endpoint {
+  origin: string;
+  /** Path of the base URL without a trailing slash ('' for the root). */
+  basePath: string;
+}
+
+function parseBaseUrl(baseUrl: unknown): Endpoint {
+  if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl)) {
+    throw new TypeError(`createHttpClient: baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8080/api/v1, got ${JSON.stringify(baseUrl)}`);
+  }
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`createHttpClient: baseUrl must use http or https, got ${url.protocol}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError('createHttpClient: baseUrl must not carry credentials; pass the API key as apiKey');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new TypeError('createHttpClient: baseUrl must not have a query or fragment');
+  }
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function errorCode(error: unknown): string | undefined {
+  // undici puts the code on the error; a socket error may sit one level down as the cause.
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 3; depth++) {
+    const code = (current as Error & { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function createHttpClient(options: HttpClientOptions): OverlayStyleClient {
+  const endpoint = parseBaseUrl(options.baseUrl);
+  if (typeof options.apiKey !== 'string' || !VISIBLE_ASCII.test(options.apiKey)) {
+    // Never echo the key itself.
+    throw new TypeError('createHttpClient: apiKey must be a non-empty token of visible ASCII characters');
+  }
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  if (typeof userAgent !== 'string' || !HEADER_TEXT.test(userAgent) || userAgent.trim() === '') {
+    throw new TypeError('createHttpClient: userAgent must be a non-empty header value such as "MyTool/1.0"');
+  }
+  const timeoutMs = integerOption('timeoutMs', options.timeoutMs, 10_000, 1, MAX_TIMER_MS);
+  const policy: RetryPolicy = {
+    maxRetries: integerOption('maxRetries', options.maxRetries, DEFAULT_RETRY_POLICY.maxRetries, 0, 10),
+    maxRetryAfterMs: integerOption(
+      'maxRetryAfterMs', options.maxRetryAfterMs, DEFAULT_RETRY_POLICY.maxRetryAfterMs, 0, MAX_TIMER_MS,
+    ),
+    baseDelayMs: integerOption(
+      'backoff.baseDelayMs', options.backoff?.baseDelayMs, DEFAULT_RETRY_POLICY.baseDelayMs, 0, MAX_TIMER_MS,
+    ),
+    maxDelayMs: integerOption(
+      'backoff.maxDelayMs', options.backoff?.maxDelayMs, DEFAULT_RETRY_POLICY.maxDelayMs, 0, MAX_TIMER_MS,
+    ),
+  };
+  const dispatcher = options.dispatcher ?? getGlobalDispatcher();
+  const sleep = options.sleep ?? ((ms: number) => sleepMs(ms));
+  const authorization = `Bearer ${options.apiKey}`;
+
+  function describe(call: Call): string {
+    return `${call.method} ${endpoint.origin}${endpoint.basePath}${call.path}`;
+  }
+
+  async function attempt(call: Call): Promise<Answer> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const headers: Record<string, string> = {
+        authorization,
+        accept: 'application/json',
+        'user-agent': userAgent,
+      };
+      if (call.body !== undefined) headers['content-type'] = 'application/json';
+      const response = await dispatcher.request({
+        origin: endpoint.origin,
+        path: endpoint.basePath + call.path,
+        method: call.method,
+        headers,
+        body: call.body ?? null,
+        signal: controller.signal,
+      });
+      if (response.statusCode >= 300 && response.statusCode < 400) {
+        // A redirect's body is of no use; it is drained so the connection can be reused.
+        await response.body.dump();
+        return { status: response.statusCode, headers: response.headers, text: '' };
+      }
+      return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+    } catch (error) {
+      if (controller.signal.aborted) {
+        const timeout = new OverlayStyleError({
+          status: 0, kind: 'timeout', message: `${describe(call)} got no complete answer within ${timeoutMs} ms.`, cause: error,
+        });
+        throw new AttemptFailure(timeout, true, true);
+      }
+      const code = errorCode(error);
+      const notSent = code !== undefined && NOT_SENT_ERROR_CODES.has(code);
+      const maybeSent = code !== undefined && MAYBE_SENT_ERROR_CODES.has(code);
+      const reason = error instanceof Error ? error.message : String(error);
+      const network = new OverlayStyleError({
+        status: 0,
+        kind: 'network',
+        message: `${describe(call)} failed: ${reason}${code !== undefined && !reason.includes(code) ? ` (${code})` : ''}`,
+        cause: error,
+      });
+      throw new AttemptFailure(network, !notSent, notSent || maybeSent);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function errorFromAnswer(call: Call, answer: Answer): OverlayStyleError {
+    const { status } = answer;
+    if (status >= 300 && status < 400) {
+      const location = (headerValue(answer.headers, 'location') ?? '(no Location)').slice(0, 200);
+      return new OverlayStyleError({
+        status,
+        kind: 'redirect',
+        message: `${describe(call)} was answered with a ${status} redirect to ${location} instead of JSON; `
+          + 'check that baseUrl is the API base URL with its prefix (e.g. http://host:port/api/v1).',
+      });
+    }
+    const retryAfterMs = parseRetryAfterMs(headerValue(answer.headers, 'retry-after'), Date.now());
+    const envelope = errorEnvelope.safeParse(parseJson(answer.text));
+    return new OverlayStyleError({
+      status,
+      message: envelope.success ? envelope.data.message : `${describe(call)} failed with HTTP ${status}.`,
+      errors: envelope.success ? envelope.data.errors : undefined,
+      retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+    });
+  }
+
+  /** Sends `call`, retrying as the policy allows; resolves with a 2xx answer. */
+  async function send(call: Call): Promise<Answer> {
+    for (let retry = 0; ; retry++) {
+      const canRetry = retry < policy.maxRetries;
+      let answer: Answer;
+      try {
+        answer = await attempt(call);
+      } catch (failure) {
+        if (!(failure instanceof AttemptFailure)) throw failure;
+        const mayRepeat = failure.retryable && (call.idempotent || !failure.maybeSent);
+        if (!canRetry || !mayRepeat) throw failure.error;
+        await sleep(backoffDelayMs(retry, policy));
+        continue;
+      }
+      const { status } = answer;
+      if (status >= 200 && status < 300) return answer;
+      const error = errorFromAnswer(call, answer);
+      const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
+      if (status === 429) {
+        const wait = retryAfterMs ?? backoffDelayMs(retry, policy);
+        if (!canRetry || wait > policy.maxRetryAfterMs) throw error;
+        await sleep(wait);
+        continue;
+      }
+      if (RETRYABLE_STATUSES.has(status) && call.idempotent && canRetry) {
+        if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) throw error;
+        await sleep(retryAfterMs ?? backoffDelayMs(retry, policy));
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** Sends `call` and checks the 2xx body against `shape`. */
+  async function sendFor<T extends z.ZodType>(call: Call, shape: T): Promise<{ status: number; body: z.output<T> }> {
+    const answer = await send(call);
+    const parsed = shape.safeParse(parseJson(answer.text));
+    if (!parsed.success) {
+      throw new OverlayStyleError({
+        status: answer.status,
+        kind: 'invalid_response',
+        message: `${describe(call)} answered ${answer.status} with a body that is not the spec's JSON envelope.`,
+        cause: parsed.error,
+      });
+    }
+    return { status: answer.status, body: parsed.data };
+  }
+
+  /** Runs the local checks and the request; a local refusal becomes the error the API would answer. */
+  async function run<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw error instanceof ServiceError ? fromServiceError(error) : error;
+    }
+  }
+
+  const presetQuery = (presetId: number | undefined): string => {
+    const id = checkIdParam('preset_id', presetId);
+    return id === undefined ? '' : `?preset_id=${id}`;
+  };
+
+  return {
+    getTemplate: (presetId?: number) => run(async () => {
+      const call: Call = { method: 'GET', path: `/template${presetQuery(presetId)}`, idempotent: true };
+      return (await sendFor(call, dataEnvelope(templateSettingsViewShape))).body.data;
+    }),
+
+    updateTemplate: (request: UpdateTemplateRequest) => run(async () => {
+      const call: Call = { method: 'PUT', path: '/template', body: encodeJsonBody(request), idempotent: true };
+      return (await sendFor(call, messageDataEnvelope(templateUpdateResultShape))).body.data;
+    }),
+
+    listSkins: (presetId?: number) => run(async () => {
+      const call: Call = { method: 'GET', path: `/skins${presetQuery(presetId)}`, idempotent: true };
+      return (await sendFor(call, dataEnvelope(skinViewShape.array()))).body.data;
+    }),
+
+    updateSkin: (skinId: number, values: SettingsPatch) => run(async () => {
+      const id = checkIdParam('skin_id', skinId)!;
+      const call: Call = { method: 'PUT', path: `/skins/${id}`, body: encodeJsonBody({ values }), idempotent: true };
+      return (await sendFor(call, messageDataEnvelope(skinUpdateResultShape))).body.data;
+    }),
+
+    unlockSkin: (request: SkinGrantRequest) => run(async () => {
+      const call: Call = { method: 'POST', path: '/viewers/unlock-skin', body: encodeJsonBody(request), idempotent: true };
+      const { status, body } = await sendFor(call, messageDataEnvelope(unlockDataShape));
+      return { created: status === 201, ...body.data };
+    }),
+
+    revokeSkin: (request: SkinGrantRequest) => run(async () => {
+      const call: Call = {
+        method: 'DELETE', path: '/viewers/unlock-skin', body: encodeJsonBody(request), idempotent: false,
+      };
+      await sendFor(call, messageEnvelope);
+    }),
+
+    listViewerSkins: (identifier: string) => run(async () => {
+      const segment = encodePathSegment(checkIdentifier(identifier));
+      const call: Call = { method: 'GET', path: `/viewers/${segment}/skins`, idempotent: true };
+      return (await sendFor(call, dataEnvelope(viewerSkinRefShape.array()))).body.data;
+    }),
+  };
+}

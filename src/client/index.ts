@@ -1,0 +1,12 @@
+// The overlay client's public surface: the interface, its two implementations, the one error.
+export type {
+  OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest, ViewerIdentifier,
+} from './overlay-style-client.ts';
+export { isOverlayStyleError, OverlayStyleError } from './overlay-style-error.ts';
+export type { OverlayStyleErrorInit, OverlayStyleErrorKind } from './overlay-style-error.ts';
+export { createInProcessClient } from './in-process-client.ts';
+export { createHttpClient } from './http-client.ts';
+export type { HttpClientOptions } from './http-client.ts';
+export { createOverlayClientFromConfig, overlayClientConfigSchema } from './client-from-config.ts';
+export type { OverlayClientConfig, OverlayClientDependencies } from './client-from-config.ts';
+export { DEFAULT_USER_AGENT } from './user-agent.ts';

@@ -1,0 +1,57 @@
+// The one error both overlay clients throw, so a plugin handles the bundled service and a
+// remote one alike: `status` is the HTTP status the service answered (or would answer, for the
+// in-process client), `errors` the 422 field errors, `retryAfter` the seconds a 429 asks for.
+import type { FieldErrors, ServiceError } from '../service/types.ts';
+
+/**
+ * What went wrong:
+ * - `service`: the service answered with an error status (4xx/5xx) and its `{message, errors}`;
+ * - `redirect`: a 3xx arrived instead of JSON (never followed; usually a wrong base URL);
+ * - `timeout`: no complete answer within the per-request timeout (`status` 0);
+ * - `network`: the connection failed (refused, reset, DNS; `status` 0);
+ * - `invalid_response`: a success status whose body is not the JSON envelope the spec promises.
+ */
+export type OverlayStyleErrorKind = 'service' | 'redirect' | 'timeout' | 'network' | 'invalid_response';
+
+export interface OverlayStyleErrorInit {
+  status: number;
+  message: string;
+  kind?: OverlayStyleErrorKind;
+  errors?: FieldErrors | undefined;
+  /** Seconds, from a 429's Retry-After. */
+  retryAfter?: number | undefined;
+  cause?: unknown;
+}
+
+export class OverlayStyleError extends Error {
+  /** HTTP status; 0 when no response arrived (timeout, network). */
+  readonly status: number;
+  readonly kind: OverlayStyleErrorKind;
+  /** Field errors of a 422, keyed like the spec's `errors` (`values.bubble.width`, `scope`, ...). */
+  readonly errors: FieldErrors | undefined;
+  /** Seconds the service asked to wait (429 Retry-After), when it said. */
+  readonly retryAfter: number | undefined;
+
+  constructor(init: OverlayStyleErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'OverlayStyleError';
+    this.status = init.status;
+    this.kind = init.kind ?? 'service';
+    this.errors = init.errors;
+    this.retryAfter = init.retryAfter;
+  }
+}
+
+/** Whether `error` is an OverlayStyleError with `status` (for `catch` blocks in plugins). */
+export function isOverlayStyleError(error: unknown, status?: number): error is OverlayStyleError {
+  return error instanceof OverlayStyleError && (status === undefined || error.status === status);
+}
+
+/**
+ * The error the HTTP API answers for a ServiceError: its status, message and field errors, or
+ * 500 "Server Error." for a 5xx (the API never shows a server failure's details).
+ */
+export function fromServiceError(error: ServiceError): OverlayStyleError {
+  if (error.status >= 500) return new OverlayStyleError({ status: 500, message: 'Server Error.', cause: error });
+  return new OverlayStyleError({ status: error.status, message: error.message, errors: error.errors, cause: error });
+}

@@ -1,0 +1,49 @@
+// Checks both clients make before a request leaves them, so the in-process client refuses
+// exactly what the HTTP API refuses (same status, message and field) and the HTTP client never
+// builds a URL or body the service would have to guess at.
+import { DEFAULT_BODY_LIMIT_BYTES } from '../service/http/options.ts';
+import { positiveIntegerParam } from '../service/http/request-input.ts';
+import { ServiceError, validationError } from '../service/types.ts';
+
+/** `preset_id` / `skin_id`: a positive integer, or (optional only) undefined; 422 on `field` as the API answers. */
+export function checkIdParam(field: string, value: number | undefined): number | undefined {
+  // The API sees the decimal text of the number, so 1.5, -1, NaN and 1e21 are refused the same way.
+  return positiveIntegerParam(field, value === undefined ? undefined : String(value));
+}
+
+export const IDENTIFIER_REQUIRED = 'The identifier field is required.';
+
+/** The path identifier of GET /viewers/{identifier}/skins: a non-empty string. */
+export function checkIdentifier(identifier: unknown): string {
+  if (typeof identifier !== 'string' || identifier === '') {
+    throw validationError({ identifier: [IDENTIFIER_REQUIRED] });
+  }
+  return identifier;
+}
+
+/**
+ * One path segment, percent-encoded. Dots are encoded too: a raw `.` or `..` segment would be
+ * collapsed by URL parsing (or a proxy) into another route, and the server decodes `%2E` back.
+ */
+export function encodePathSegment(segment: string): string {
+  return encodeURIComponent(segment).replaceAll('.', '%2E');
+}
+
+/**
+ * A write body as the JSON text that goes on the wire (undefined fields dropped, as
+ * JSON.stringify does), refused when it cannot be encoded or is over the API's body limit.
+ */
+export function encodeJsonBody(body: object, limitBytes = DEFAULT_BODY_LIMIT_BYTES): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(body);
+  } catch (error) {
+    throw validationError({ body: [`The request body cannot be encoded as JSON: ${(error as Error).message}`] });
+  }
+  if (text === undefined) throw validationError({ body: ['The request body must be a JSON object.'] });
+  if (Buffer.byteLength(text, 'utf8') > limitBytes) {
+    // The same answer the HTTP layer gives for an oversized body.
+    throw new ServiceError(413, `Payload Too Large: the request body is over ${limitBytes} bytes.`);
+  }
+  return text;
+}

@@ -1,0 +1,161 @@
+// The host's one config file as a zod schema. Every key has a default, so a file may omit
+// anything; docs/config.md documents every key and config/default.yaml spells the defaults out.
+import { z } from 'zod';
+import { overlayClientConfigSchema } from '../client/client-from-config.ts';
+import { DEFAULT_BLOCKED_AGENTS } from '../service/http/options.ts';
+import type { SynchronousLevel } from '../service/store/sqlite-store.ts';
+import { flag, integer, isPlainMapping, oneOf, section, text, twitchLogin, url } from './schema-helpers.ts';
+
+const port = integer(0, 65535);
+
+const httpSection = section({
+  host: text('a host name or IP address to listen on').default('127.0.0.1'),
+  /** 0 picks a free port (tests). */
+  port: port.default(4477),
+});
+
+const storeSection = section({
+  /** Relative to the working directory. */
+  path: text('a file path for the SQLite database').default('./data/chatskin.db'),
+  synchronous: oneOf(['off', 'normal', 'full', 'extra']).default('full')
+    .transform((level) => level.toUpperCase() as SynchronousLevel),
+});
+
+const apiPrefix = z.string({ error: 'must be a path such as /api/v1' })
+  .regex(/^(\/[^\s/?#]+)*$/, { error: 'must be "" or a path such as /api/v1: starting with "/", not ending with one' });
+
+const apiSection = section({
+  prefix: apiPrefix.default('/api/v1'),
+  rateLimit: section({
+    perMinute: integer(1, 100_000).default(30),
+    failedAuthPerMinute: integer(1, 100_000).default(30),
+  }).prefault({}),
+  bodyLimitBytes: integer(1, 16 * 1024 * 1024).default(65_536),
+  redirectErrors: flag().default(true),
+  edgeFilter: section({
+    blockedAgents: z.array(text('a User-Agent (prefix when it ends in "/")'), { error: 'must be a list of User-Agent values' })
+      .default(() => [...DEFAULT_BLOCKED_AGENTS]),
+  }).prefault({}),
+});
+
+const overlaySection = section({
+  /** Base URL the overlay is reachable at from OBS, when not http://host:port (a proxy). */
+  publicUrl: url(['http', 'https'], 'https://overlay.example.com').nullable().default(null),
+  maxMessages: integer(1, 500).default(50),
+  /** null: no web fonts are loaded (offline). */
+  googleFontsCss: url(['http', 'https'], 'https://fonts.googleapis.com/css2').nullable()
+    .default('https://fonts.googleapis.com/css2'),
+  emoteCdn: url(['http', 'https'], 'https://static-cdn.jtvnw.net/emoticons/v2')
+    .default('https://static-cdn.jtvnw.net/emoticons/v2'),
+});
+
+const channelSection = section({
+  login: twitchLogin().default('streamer'),
+});
+
+const twitchEnabledSection = section({
+  enabled: z.literal(true),
+  clientId: text('the application Client ID from dev.twitch.tv'),
+  clientSecret: text('the application Client Secret from dev.twitch.tv'),
+  bot: section({
+    login: twitchLogin(),
+    token: text('the bot account\'s user access token (with or without "oauth:")'),
+  }),
+  /** Defaults to [channel.login]. */
+  channels: z.array(twitchLogin(), { error: 'must be a list of Twitch logins' })
+    .min(1, { error: 'must list at least one channel' }).optional(),
+  chat: section({
+    server: text('a host name').default('irc-ws.chat.twitch.tv'),
+    port: integer(1, 65535).default(443),
+    secure: flag().default(true),
+  }).prefault({}),
+  eventsub: section({
+    /** null: Twitch's own EventSub WebSocket. */
+    url: url(['ws', 'wss'], 'wss://eventsub.wss.twitch.tv/ws').nullable().default(null),
+  }).prefault({}),
+  helix: section({
+    /** A local twurple mock API server's port instead of api.twitch.tv; null for Twitch. */
+    mockServerPort: integer(1, 65535).nullable().default(null),
+  }).prefault({}),
+});
+
+/** A switched-off twitch section is not checked: placeholders and unset ${VARS} may stay. */
+const twitchDisabledSection = z.looseObject({ enabled: z.literal(false) })
+  .transform(() => ({ enabled: false as const }));
+
+const twitchSection = z.preprocess(
+  (value) => {
+    if (value === undefined || value === null) return { enabled: false };
+    if (isPlainMapping(value) && !('enabled' in value)) return { ...value, enabled: true };
+    return value;
+  },
+  z.discriminatedUnion('enabled', [twitchDisabledSection, twitchEnabledSection], {
+    error: (issue) => (issue.code === 'invalid_union' ? 'must be true or false' : undefined),
+  }),
+);
+
+const localChatSection = section({
+  enabled: flag().default(true),
+  /** Read chat lines typed in the terminal that runs `chatskin start`. */
+  stdin: flag().default(true),
+});
+
+const commandsSection = section({
+  prefix: z.string({ error: 'must be text such as "!"' })
+    .regex(/^\S{1,8}$/, { error: 'must be 1 to 8 characters with no spaces, such as "!"' }).default('!'),
+});
+
+const logSection = section({
+  level: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export const PLUGIN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * One plugin's entry: its settings, plus `enabled` (default true when the entry is there).
+ * `name: true`, `name: false` and an empty `name:` are shorthands.
+ */
+const pluginEntry = z.preprocess(
+  (value) => (value === null ? {} : typeof value === 'boolean' ? { enabled: value } : value),
+  z.looseObject({ enabled: flag().optional() }, {
+    error: 'must be a mapping of the plugin\'s settings (with enabled: true/false), or true/false',
+  }),
+).transform(({ enabled, ...settings }) => ({ enabled: enabled ?? true, settings: settings as Record<string, unknown> }));
+
+export type PluginEntry = z.output<typeof pluginEntry>;
+
+/** When the file has no `plugins` key, the built-in plugins run with their own defaults. */
+const DEFAULT_PLUGINS = { style: {}, skins: {}, grants: {} };
+
+const pluginsSection = z.record(
+  z.string().regex(PLUGIN_NAME_PATTERN, {
+    error: 'plugin names are folder names: lowercase letters, digits, - or _',
+  }),
+  pluginEntry,
+  { error: (issue) => (issue.code === 'invalid_type' ? 'must be a mapping of plugin name -> settings' : undefined) },
+).prefault(DEFAULT_PLUGINS);
+
+export const configSchema = section({
+  http: httpSection.prefault({}),
+  store: storeSection.prefault({}),
+  api: apiSection.prefault({}),
+  overlay: overlaySection.prefault({}),
+  channel: channelSection.prefault({}),
+  service: overlayClientConfigSchema.prefault({ mode: 'bundled' }),
+  twitch: twitchSection,
+  localChat: localChatSection.prefault({}),
+  commands: commandsSection.prefault({}),
+  /** Further folders holding plugin folders; relative to the working directory. */
+  pluginDirs: z.array(text('a folder path'), { error: 'must be a list of folder paths' }).default(() => []),
+  plugins: pluginsSection,
+  log: logSection.prefault({}),
+}).transform((config) => ({
+  ...config,
+  twitch: config.twitch.enabled
+    ? { ...config.twitch, channels: config.twitch.channels ?? [config.channel.login] }
+    : config.twitch,
+}));
+
+export type Config = z.output<typeof configSchema>;
+export type TwitchConfig = Extract<Config['twitch'], { enabled: true }>;
+export type LogLevel = Config['log']['level'];

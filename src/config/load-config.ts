@@ -1,0 +1,98 @@
+// Reads the YAML config file: parse, substitute ${ENV} references, validate with the schema.
+// Every problem becomes one line of a ConfigError naming the file, the path, the line and what
+// the key allows; nothing half-valid is ever returned.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
+import { configSchema } from './config-schema.ts';
+import type { Config } from './config-schema.ts';
+import { ConfigError, configIssueWording, describeZodIssues, formatConfigPath } from './config-error.ts';
+import type { ConfigIssue } from './config-error.ts';
+import { substituteEnv } from './env-substitution.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(path: string, env: Env = process.env): Config {
+  const file = resolve(path);
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT'
+      ? 'does not exist; pass another with --config FILE or set CHATSKIN_CONFIG'
+      : `cannot be read (${code ?? (error as Error).message})`;
+    throw new ConfigError(file, [{ path: '(file)', message: reason }], 'Cannot read config');
+  }
+
+  const lineCounter = new LineCounter();
+  const document = parseDocument(source, { lineCounter });
+  if (document.errors.length > 0) {
+    const sourceLines = source.split(/\r?\n/);
+    throw new ConfigError(file, document.errors.map((error) => {
+      const line = error.linePos?.[0].line;
+      const hint = line !== undefined && /[{[][^\n]*\$\{|\$\{[^\n]*[}\]]/.test(sourceLines[line - 1] ?? '')
+        ? ' (a ${NAME} reference inside { } or [ ] must be quoted: "${NAME}")'
+        : '';
+      const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      return { path: '(yaml)', message: `${message}${hint}`, ...(line === undefined ? {} : { line }) };
+    }), 'Bad YAML');
+  }
+  const raw: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
+  const lineAt = (path: readonly PropertyKey[], key?: string) => lineOf(document, lineCounter, path, key);
+
+  const substituted = substituteEnv(raw, env);
+  const envIssues: ConfigIssue[] = [
+    ...substituted.malformed.map(({ path, reference }) => withLine({
+      path: formatConfigPath(path),
+      message: `"\${${reference}}" is not an environment reference: write \${NAME} (letters, digits, _), or $\${...} for a literal`,
+    }, lineAt(path))),
+    ...substituted.unset.map(({ path, variable, empty }) => withLine({
+      path: formatConfigPath(path),
+      message: `environment variable ${variable} is ${empty ? 'set but empty' : 'not set'}; set it, or write the value in the file`,
+    }, lineAt(path))),
+  ];
+  if (envIssues.length > 0) throw new ConfigError(file, envIssues);
+
+  return parseWithIssues(substituted.value, file, lineAt);
+}
+
+/** Validates an already-parsed config object (no file, no env substitution). */
+export function parseConfig(value: unknown, file = '(inline config)'): Config {
+  return parseWithIssues(value ?? {}, file, () => undefined);
+}
+
+function parseWithIssues(
+  value: unknown,
+  file: string,
+  lineAt: (path: readonly PropertyKey[], key?: string) => number | undefined,
+): Config {
+  const parsed = configSchema.safeParse(value, { reportInput: true, error: configIssueWording });
+  if (parsed.success) return parsed.data;
+  const unknownKeys = new Map(parsed.error.issues.map((issue, index) =>
+    [index, issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined]));
+  throw new ConfigError(file, describeZodIssues(parsed.error).map((issue, index) =>
+    withLine({ path: formatConfigPath(issue.path), message: issue.message }, lineAt(issue.path, unknownKeys.get(index)))));
+}
+
+function withLine(issue: ConfigIssue, line: number | undefined): ConfigIssue {
+  return line === undefined ? issue : { ...issue, line };
+}
+
+/** The line of the node at `path` (of `key` inside it when given), else of its nearest parent. */
+function lineOf(document: Document, lineCounter: LineCounter, path: readonly PropertyKey[], key?: string): number | undefined {
+  const segments = path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
+  for (let length = segments.length; length >= 0; length--) {
+    const node = length === 0 ? document.contents : document.getIn(segments.slice(0, length), true);
+    if (node === undefined || node === null) continue;
+    if (key !== undefined && length === segments.length && isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === key);
+      const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
+      if (range) return lineCounter.linePos(range[0]).line;
+    }
+    const range = (node as { range?: [number, number, number] | null }).range;
+    if (range) return lineCounter.linePos(range[0]).line;
+  }
+  return undefined;
+}

@@ -1,0 +1,57 @@
+// Small zod builders for config sections whose errors say what is allowed in the file's own
+// terms ("must be a whole number from 1 to 65535", "unknown key ...; allowed keys: ...").
+import { z } from 'zod';
+
+/** A mapping that refuses unknown keys (typos) and names the keys it allows. */
+export function section<Shape extends z.ZodRawShape>(shape: Shape) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const keys = issue.keys.map((key) => `"${key}"`).join(', ');
+        return `unknown key${issue.keys.length === 1 ? '' : 's'} ${keys}; allowed keys: ${allowed}`;
+      }
+      if (issue.code === 'invalid_type') return 'must be a mapping (indented "key: value" lines)';
+      return undefined;
+    },
+  });
+}
+
+export function integer(min: number, max: number) {
+  const allowed = `must be a whole number from ${min} to ${max}`;
+  return z.number({ error: allowed }).int({ error: allowed }).min(min, { error: allowed }).max(max, { error: allowed });
+}
+
+export function flag() {
+  return z.boolean({ error: 'must be true or false' });
+}
+
+export function text(what: string) {
+  return z.string({ error: `must be ${what}` }).min(1, { error: `must be ${what}, not empty` });
+}
+
+/** A Twitch login in any case; stored lowercase. */
+export function twitchLogin() {
+  const allowed = 'must be a Twitch login: 1 to 25 letters, digits or _';
+  return z.string({ error: allowed }).regex(/^[A-Za-z0-9_]{1,25}$/, { error: allowed }).transform((login) => login.toLowerCase());
+}
+
+/** An absolute URL whose scheme is one of `schemes`. */
+export function url(schemes: readonly string[], example: string) {
+  const allowed = `must be a ${schemes.join(' or ')} URL such as ${example}`;
+  return z.string({ error: allowed }).refine((value) => {
+    try {
+      return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
+    } catch {
+      return false;
+    }
+  }, { error: allowed });
+}
+
+export function oneOf<const Values extends readonly [string, ...string[]]>(values: Values) {
+  return z.enum(values, { error: `must be one of ${values.join(', ')}` });
+}
+
+export function isPlainMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

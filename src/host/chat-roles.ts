@@ -1,0 +1,42 @@
+// A chatter's role for command permissions, from the IRC tags: the broadcaster badge or the room
+// being the chatter's own (room-id = user-id), the mod flag or moderator badge, the vip flag or
+// badge, the subscriber flag or subscriber/founder badge.
+//
+// Roles are ordered: broadcaster > moderator > vip > subscriber > everyone. A command's `role` is
+// the least it needs, so a subscriber-only command also answers VIPs who do not subscribe.
+import type { ChatTags } from './chat-transport.ts';
+
+export type ChatRole = 'broadcaster' | 'moderator' | 'vip' | 'subscriber' | 'everyone';
+
+/** Highest first. */
+export const CHAT_ROLES: readonly ChatRole[] = Object.freeze(['broadcaster', 'moderator', 'vip', 'subscriber', 'everyone']);
+
+const RANK: Readonly<Record<ChatRole, number>> = { broadcaster: 4, moderator: 3, vip: 2, subscriber: 1, everyone: 0 };
+
+export function isChatRole(value: unknown): value is ChatRole {
+  return typeof value === 'string' && Object.hasOwn(RANK, value);
+}
+
+/** Whether a chatter with role `actual` may do what needs `required`. */
+export function hasRole(actual: ChatRole, required: ChatRole): boolean {
+  return RANK[actual] >= RANK[required];
+}
+
+function flagSet(value: unknown): boolean {
+  return value === true || value === '1';
+}
+
+function hasBadge(tags: ChatTags, ...sets: string[]): boolean {
+  const badges = tags.badges;
+  return badges !== null && badges !== undefined && sets.some((set) => Object.hasOwn(badges, set));
+}
+
+export function chatRoleOf(tags: ChatTags): ChatRole {
+  const roomId = tags['room-id'];
+  const userId = tags['user-id'];
+  if (hasBadge(tags, 'broadcaster') || (typeof roomId === 'string' && roomId !== '' && roomId === userId)) return 'broadcaster';
+  if (flagSet(tags.mod) || tags['user-type'] === 'mod' || hasBadge(tags, 'moderator', 'lead_moderator')) return 'moderator';
+  if (flagSet(tags.vip) || hasBadge(tags, 'vip')) return 'vip';
+  if (flagSet(tags.subscriber) || hasBadge(tags, 'subscriber', 'founder')) return 'subscriber';
+  return 'everyone';
+}

@@ -1,0 +1,82 @@
+// The edge the host chats through. The tmi.js adapter (Twitch) and the local chat both implement
+// it; the host routes their messages to commands and sends replies back through a reply queue.
+// Events carry the raw IRC tags (as tmi.js parses them), so roles come from one place.
+
+/**
+ * IRC tags of a PRIVMSG or USERSTATE as tmi.js delivers them: `badges` parsed to set -> version,
+ * flags as booleans (tmi.js turns "1"/"0" into true/false; raw "1" strings are accepted too).
+ */
+export interface ChatTags {
+  badges?: Readonly<Record<string, string | null | undefined>> | null;
+  mod?: boolean | string | null;
+  subscriber?: boolean | string | null;
+  vip?: boolean | string | null;
+  'user-type'?: string | null;
+  'room-id'?: string | null;
+  'user-id'?: string | null;
+  username?: string | null;
+  'display-name'?: string | null;
+  /** The message id (PRIVMSG). */
+  id?: string | null;
+  [tag: string]: unknown;
+}
+
+export type ChatTransportEvent =
+  /** A chat line. `self` is true for the bot's own lines, which the host never routes. */
+  | { type: 'message'; channel: string; text: string; tags: ChatTags; self: boolean }
+  /** A moderator deleted one message. */
+  | { type: 'message-deleted'; channel: string; messageId: string }
+  /** A user was timed out or banned: all their messages go. */
+  | { type: 'user-cleared'; channel: string; userId: string }
+  /** The whole chat was cleared. */
+  | { type: 'chat-cleared'; channel: string }
+  /** The bot's own state in a channel (IRC USERSTATE): tells whether it is a moderator there. */
+  | { type: 'userstate'; channel: string; tags: ChatTags };
+
+export type ChatTransportListener = (event: ChatTransportEvent) => void;
+
+/** How fast the bot may talk on a transport; null on transports with no limits (local chat). */
+export interface ChatRateLimits {
+  /** Sliding window length. */
+  windowMs: number;
+  /** Messages per window to channels where the bot is neither moderator nor broadcaster. */
+  userMessages: number;
+  /** Messages per window in all, the limit where the bot is moderator or broadcaster. */
+  moderatorMessages: number;
+  /** Least time between two messages to one channel where the bot is not a moderator. */
+  minIntervalMs: number;
+  /**
+   * Window in which repeating the last message to a channel is dropped by the server when the
+   * bot is not a moderator; the queue makes such a repeat differ (an invisible tag character).
+   */
+  duplicateWindowMs: number;
+}
+
+/** Twitch's chat limits for an ordinary (not verified) bot account. */
+export const TWITCH_CHAT_LIMITS: Readonly<ChatRateLimits> = Object.freeze({
+  windowMs: 30_000,
+  userMessages: 20,
+  moderatorMessages: 100,
+  minIntervalMs: 1_000,
+  duplicateWindowMs: 30_000,
+});
+
+/** Twitch's longest chat message, in characters. */
+export const CHAT_MESSAGE_MAX_LENGTH = 500;
+
+export interface ChatTransport {
+  /** For logs: "twitch", "local". */
+  readonly name: string;
+  /** Channel logins (lowercase, no "#") this transport reads and writes. */
+  readonly channels: readonly string[];
+  readonly limits: ChatRateLimits | null;
+  /** Returns the function that unsubscribes. */
+  subscribe(listener: ChatTransportListener): () => void;
+  /** Sends one line as is (the host has already split and paced it). Rejects when it cannot. */
+  say(channel: string, text: string): Promise<void>;
+}
+
+/** "#Streamer" -> "streamer". */
+export function normalizeChannel(channel: string): string {
+  return channel.replace(/^#/, '').toLowerCase();
+}

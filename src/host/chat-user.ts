@@ -1,0 +1,20 @@
+// The chatter of a message, from its IRC tags.
+import { chatRoleOf } from './chat-roles.ts';
+import type { ChatTags } from './chat-transport.ts';
+import type { ChatUser } from './plugin-api.ts';
+
+function tagText(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/** null when the tags name no chatter (no login). The local chat, without user ids, uses the login. */
+export function chatUserFromTags(tags: ChatTags): ChatUser | null {
+  const login = tagText(tags.username)?.toLowerCase();
+  if (login === undefined) return null;
+  return {
+    id: tagText(tags['user-id']) ?? login,
+    login,
+    displayName: tagText(tags['display-name']) ?? login,
+    role: chatRoleOf(tags),
+  };
+}

@@ -1,0 +1,96 @@
+// Every registered command by name and alias (lowercase), with the plugin that owns it. A name or
+// alias belongs to one command; registering it again is refused with the owner's name.
+import { checkArgSpecs } from './command-args.ts';
+import { CommandCooldown } from './command-cooldown.ts';
+import { isChatRole } from './chat-roles.ts';
+import type { ChatRole } from './chat-roles.ts';
+import type { ArgSpec, CommandDefinition } from './plugin-api.ts';
+
+const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+const MAX_COOLDOWN_SECONDS = 86_400;
+
+export interface RegisteredCommand {
+  plugin: string;
+  name: string;
+  aliases: readonly string[];
+  args: readonly ArgSpec[];
+  role: ChatRole;
+  bypass: ChatRole | 'nobody';
+  cooldown: CommandCooldown;
+  run: CommandDefinition['run'];
+}
+
+function checkName(what: string, name: unknown): string {
+  if (typeof name !== 'string' || !COMMAND_NAME.test(name)) {
+    throw new TypeError(`${what} ${JSON.stringify(name)} must be 1 to 32 letters, digits, - or _ (no prefix)`);
+  }
+  return name.toLowerCase();
+}
+
+function checkSeconds(what: string, value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_COOLDOWN_SECONDS) {
+    throw new TypeError(`${what} must be a number of seconds from 0 to ${MAX_COOLDOWN_SECONDS}`);
+  }
+  return value;
+}
+
+export class CommandRegistry {
+  readonly #byWord = new Map<string, RegisteredCommand>();
+  readonly #commands: RegisteredCommand[] = [];
+
+  register(plugin: string, definition: CommandDefinition): RegisteredCommand {
+    if (typeof definition !== 'object' || definition === null) throw new TypeError('a command must be an object {name, run}');
+    const name = checkName('command name', definition.name);
+    const aliases = (definition.aliases ?? []).map((alias) => checkName(`alias of ${name}`, alias));
+    if (typeof definition.run !== 'function') throw new TypeError(`command ${name}: run must be a function`);
+    const args = definition.args ?? [];
+    if (!Array.isArray(args)) throw new TypeError(`command ${name}: args must be a list`);
+    try {
+      checkArgSpecs(args);
+    } catch (error) {
+      throw new TypeError(`command ${name}: ${(error as Error).message}`);
+    }
+    const role = definition.role ?? 'everyone';
+    if (!isChatRole(role)) throw new TypeError(`command ${name}: role must be broadcaster, moderator, vip, subscriber or everyone`);
+    const bypass = definition.cooldown?.bypass ?? 'moderator';
+    if (bypass !== 'nobody' && !isChatRole(bypass)) {
+      throw new TypeError(`command ${name}: cooldown.bypass must be a role or "nobody"`);
+    }
+    const cooldown = new CommandCooldown(
+      checkSeconds(`command ${name}: cooldown.global`, definition.cooldown?.global),
+      checkSeconds(`command ${name}: cooldown.user`, definition.cooldown?.user),
+    );
+    const words = [name, ...aliases];
+    const seen = new Set<string>();
+    for (const word of words) {
+      if (seen.has(word)) throw new TypeError(`command ${name}: "${word}" is listed twice`);
+      seen.add(word);
+      const owner = this.#byWord.get(word);
+      if (owner) {
+        throw new TypeError(`command ${name}: "${word}" is already taken by command ${owner.name} of plugin ${owner.plugin}`);
+      }
+    }
+    const command: RegisteredCommand = { plugin, name, aliases, args, role, bypass, cooldown, run: definition.run };
+    for (const word of words) this.#byWord.set(word, command);
+    this.#commands.push(command);
+    return command;
+  }
+
+  /** The command a typed word names (name or alias, any case). */
+  find(word: string): RegisteredCommand | undefined {
+    return this.#byWord.get(word.toLowerCase());
+  }
+
+  /** Drops every command of a plugin (its setup failed). */
+  removePlugin(plugin: string): void {
+    for (const [word, command] of this.#byWord) if (command.plugin === plugin) this.#byWord.delete(word);
+    for (let index = this.#commands.length - 1; index >= 0; index--) {
+      if (this.#commands[index]!.plugin === plugin) this.#commands.splice(index, 1);
+    }
+  }
+
+  list(): readonly RegisteredCommand[] {
+    return this.#commands;
+  }
+}

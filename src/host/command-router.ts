@@ -1,0 +1,107 @@
+// Chat lines to commands: prefix, name or alias (any case), role, cooldown, typed arguments,
+// then the plugin's handler, isolated so a throwing handler costs one generic reply and a log
+// line, never the host. Lines the router does not act on get no reply, so chat is not spammed:
+// unknown commands and missing roles are ignored; a cooldown gets at most one notice per window.
+import type { Logger } from 'pino';
+import { hasRole } from './chat-roles.ts';
+import type { Clock } from './clock.ts';
+import { parseArgs, usageLine } from './command-args.ts';
+import type { CommandRegistry } from './command-registry.ts';
+import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
+
+export interface IncomingChatMessage {
+  channel: string;
+  text: string;
+  user: ChatUser;
+  messageId: string | null;
+}
+
+/** Sends a line to the channel the message came from, on the chat it came from. */
+export type SendToSource = (text: string) => Promise<ReplyOutcome>;
+
+export type RouteResult =
+  | 'not-a-command'
+  | 'unknown-command'
+  | 'role-too-low'
+  | 'cooling-down'
+  | 'usage'
+  | 'ran'
+  | 'failed';
+
+export interface CommandRouterOptions {
+  prefix: string;
+  registry: CommandRegistry;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface CommandRouter {
+  route(message: IncomingChatMessage, send: SendToSource): Promise<RouteResult>;
+}
+
+// Tag characters (U+E0000..U+E007F): chat clients append U+E0000 to repeated lines.
+const TAG_CHARACTERS = /[\u{E0000}-\u{E007F}]/gu;
+
+export function createCommandRouter(options: CommandRouterOptions): CommandRouter {
+  const { prefix, registry, clock, logger } = options;
+  const prefixLower = prefix.toLowerCase();
+
+  return {
+    async route(message, send) {
+      const text = message.text.replace(TAG_CHARACTERS, '').trim();
+      if (text.slice(0, prefix.length).toLowerCase() !== prefixLower) return 'not-a-command';
+      const match = /^(\S+)\s*([\s\S]*)$/.exec(text.slice(prefix.length));
+      if (!match) return 'not-a-command';
+      const word = match[1]!;
+      const argText = match[2] ?? '';
+      const command = registry.find(word);
+      if (!command) return 'unknown-command';
+      const { user } = message;
+      const log = logger.child({ plugin: command.plugin, command: command.name, channel: message.channel, user: user.login });
+
+      if (!hasRole(user.role, command.role)) {
+        log.debug({ role: user.role, needs: command.role }, 'command ignored: role too low');
+        return 'role-too-low';
+      }
+      const bypass = command.bypass !== 'nobody' && hasRole(user.role, command.bypass);
+      const now = clock.now();
+      if (!bypass && command.cooldown.active) {
+        const check = command.cooldown.check(user.id, now);
+        if (check.state === 'cooling') {
+          log.debug({ remainingMs: check.remainingMs, notice: check.notice }, 'command ignored: cooling down');
+          if (check.notice) {
+            const seconds = Math.ceil(check.remainingMs / 1000);
+            void send(`@${user.displayName} ${prefix}${command.name} is cooling down, try again in ${seconds} s.`);
+          }
+          return 'cooling-down';
+        }
+      }
+      const parsed = parseArgs(command.args, argText);
+      if (!parsed.ok) {
+        void send(`@${user.displayName} ${parsed.reason}. Usage: ${usageLine(prefix, command.name, command.args)}`);
+        return 'usage';
+      }
+      if (!bypass) command.cooldown.start(user.id, now);
+
+      const invocation: CommandInvocation = {
+        command: command.name,
+        args: parsed.values,
+        channel: message.channel,
+        user,
+        text: message.text,
+        messageId: message.messageId,
+        reply: (reply) => send(`@${user.displayName} ${reply}`),
+        say: (line) => send(line),
+      };
+      try {
+        // The arguments were parsed against this command's own argument list.
+        await command.run(invocation as Parameters<typeof command.run>[0]);
+        return 'ran';
+      } catch (error) {
+        log.error({ err: error }, 'command handler failed');
+        void send(`@${user.displayName} sorry, ${prefix}${command.name} failed.`);
+        return 'failed';
+      }
+    },
+  };
+}

@@ -1,0 +1,211 @@
+// The bot host: loads the enabled plugins, routes chat from every transport to their commands,
+// hands redemptions to their handlers, and sends every reply through a paced queue per
+// transport. A plugin that fails to load, to set up, or in a handler is logged with its name
+// and isolated; the host and the other plugins keep serving.
+import type { Logger } from 'pino';
+import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
+import type { Config } from '../config/config-schema.ts';
+import { normalizeChannel } from './chat-transport.ts';
+import type { ChatTransport, ChatTransportEvent } from './chat-transport.ts';
+import { chatUserFromTags } from './chat-user.ts';
+import { systemClock } from './clock.ts';
+import type { Clock } from './clock.ts';
+import { createCommandRouter } from './command-router.ts';
+import { CommandRegistry } from './command-registry.ts';
+import { createPluginContext } from './plugin-context.ts';
+import { BUILT_IN_PLUGIN_DIR, findPluginEntry, importPlugin, parsePluginSettings } from './plugin-loader.ts';
+import type { PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
+import { createReplyQueue } from './reply-queue.ts';
+import type { ReplyQueue, ReplyQueueOptions } from './reply-queue.ts';
+
+export interface HostOptions {
+  config: Config;
+  logger: Logger;
+  overlayClient: OverlayStyleClient;
+  chatTransports: readonly ChatTransport[];
+  clock?: Clock;
+  /** Folder of the built-in plugins; default the package's plugins/. */
+  builtInPluginDir?: string;
+  /** Limits of each transport's reply queue. */
+  replyQueue?: Pick<ReplyQueueOptions, 'maxQueued' | 'maxPartsPerReply'>;
+  /** A plugin whose setup has not finished after this long is failed. Default 10 s. */
+  setupTimeoutMs?: number;
+}
+
+export interface PluginStatus {
+  name: string;
+  state: 'running' | 'failed';
+  /** Why it failed. */
+  error?: string;
+  commands: string[];
+  rewards: string[];
+}
+
+export type RedemptionResult =
+  | { outcome: 'fulfill' | 'refund'; plugin: string }
+  /** No plugin handles the reward key. */
+  | { outcome: 'unhandled' };
+
+export interface Host {
+  readonly plugins: readonly PluginStatus[];
+  /** Runs the handler registered for the event's reward key. Never throws. */
+  handleRedemption(event: RedemptionEvent): Promise<RedemptionResult>;
+  /** Sends a line to a channel on every transport serving it (paced, split). */
+  say(channel: string, text: string): Promise<ReplyOutcome>;
+  /** Stops routing, settles waiting replies and runs the plugins' teardowns. Idempotent. */
+  stop(): Promise<void>;
+}
+
+interface RedemptionRegistration {
+  plugin: string;
+  handler: RedemptionHandler;
+}
+
+export async function createHost(options: HostOptions): Promise<Host> {
+  const { config, logger, overlayClient } = options;
+  const clock = options.clock ?? systemClock;
+  const transports = [...options.chatTransports];
+  const registry = new CommandRegistry();
+  const redemptions = new Map<string, RedemptionRegistration>();
+  const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }) });
+  const queues = new Map<ChatTransport, ReplyQueue>(transports.map((transport) =>
+    [transport, createReplyQueue({ transport, clock, logger, ...options.replyQueue })]));
+  const statuses: PluginStatus[] = [];
+  const teardowns: { plugin: string; teardown: PluginTeardown }[] = [];
+  let stopped = false;
+
+  const say = async (rawChannel: string, text: string): Promise<ReplyOutcome> => {
+    const channel = normalizeChannel(rawChannel);
+    const serving = transports.filter((transport) => transport.channels.includes(channel));
+    if (serving.length === 0) {
+      logger.warn({ channel }, 'message refused: no chat serves this channel');
+      return { status: 'refused', reason: `no chat serves #${channel}` };
+    }
+    const outcomes = await Promise.all(serving.map((transport) => queues.get(transport)!.enqueue(channel, text)));
+    return outcomes.find((outcome) => outcome.status !== 'sent') ?? outcomes[0]!;
+  };
+
+  // Plugins, one after another in config order (so the first to claim a command keeps it).
+  const dirs = [options.builtInPluginDir ?? BUILT_IN_PLUGIN_DIR, ...config.pluginDirs];
+  for (const [name, entry] of Object.entries(config.plugins)) {
+    if (!entry.enabled) continue;
+    const pluginLogger = logger.child({ plugin: name });
+    const status: PluginStatus = { name, state: 'failed', commands: [], rewards: [] };
+    statuses.push(status);
+    // A plugin that failed (a setup that timed out may still run on) registers nothing more.
+    let failed = false;
+    const refuseIfFailed = (): void => {
+      if (failed) throw new Error(`plugin ${name} failed to start; it cannot register anything`);
+    };
+    try {
+      const definition = await importPlugin(name, findPluginEntry(name, dirs));
+      const settings = parsePluginSettings(name, definition, entry.settings);
+      const context = createPluginContext({
+        name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, say,
+        registerCommand: (command) => {
+          refuseIfFailed();
+          const registered = registry.register(name, command);
+          status.commands.push(registered.name);
+        },
+        registerRedemption: (rewardKey, handler) => {
+          refuseIfFailed();
+          const owner = redemptions.get(rewardKey);
+          if (owner) throw new TypeError(`reward "${rewardKey}" is already handled by plugin ${owner.plugin}`);
+          redemptions.set(rewardKey, { plugin: name, handler });
+          status.rewards.push(rewardKey);
+        },
+      });
+      const teardown = await withTimeout(Promise.resolve(definition.setup(context)), options.setupTimeoutMs ?? 10_000, clock, 'setup did not finish');
+      if (typeof teardown === 'function') teardowns.push({ plugin: name, teardown });
+      status.state = 'running';
+      pluginLogger.info({ commands: status.commands, rewards: status.rewards }, 'plugin started');
+    } catch (error) {
+      // Whatever it registered before failing goes with it.
+      failed = true;
+      registry.removePlugin(name);
+      for (const [key, registration] of redemptions) if (registration.plugin === name) redemptions.delete(key);
+      status.commands = [];
+      status.rewards = [];
+      status.error = error instanceof Error ? error.message : String(error);
+      pluginLogger.error({ err: error }, `plugin ${name} failed to start and is disabled: ${status.error}`);
+    }
+  }
+
+  const onEvent = (transport: ChatTransport, event: ChatTransportEvent): void => {
+    if (stopped) return;
+    if (event.type === 'userstate') {
+      queues.get(transport)!.setBotState(event.channel, event.tags);
+      return;
+    }
+    if (event.type !== 'message' || event.self) return;
+    const user = chatUserFromTags(event.tags);
+    if (!user) return;
+    const channel = normalizeChannel(event.channel);
+    const messageId = typeof event.tags.id === 'string' ? event.tags.id : null;
+    router.route({ channel, text: event.text, user, messageId }, (text) => queues.get(transport)!.enqueue(channel, text))
+      .catch((error: unknown) => logger.error({ err: error, channel }, 'routing a chat message failed'));
+  };
+  const unsubscribes = transports.map((transport) => transport.subscribe((event) => {
+    try {
+      onEvent(transport, event);
+    } catch (error) {
+      logger.error({ err: error, transport: transport.name }, 'handling a chat event failed');
+    }
+  }));
+
+  return {
+    get plugins() {
+      return statuses;
+    },
+
+    async handleRedemption(event) {
+      const registration = redemptions.get(event.rewardKey);
+      if (!registration) {
+        logger.warn({ rewardKey: event.rewardKey, redemption: event.id }, 'no plugin handles this reward');
+        return { outcome: 'unhandled' };
+      }
+      const log = logger.child({ plugin: registration.plugin, rewardKey: event.rewardKey, redemption: event.id });
+      try {
+        const outcome = await registration.handler(event);
+        if (outcome === undefined || outcome === 'fulfill') return { outcome: 'fulfill', plugin: registration.plugin };
+        if (outcome === 'refund') return { outcome: 'refund', plugin: registration.plugin };
+        log.error({ returned: outcome }, 'redemption handler returned neither "fulfill" nor "refund": refunding');
+      } catch (error) {
+        log.error({ err: error }, 'redemption handler failed: refunding');
+      }
+      return { outcome: 'refund', plugin: registration.plugin };
+    },
+
+    say,
+
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      for (const queue of queues.values()) queue.stop();
+      for (const { plugin, teardown } of teardowns.reverse()) {
+        try {
+          await teardown();
+        } catch (error) {
+          logger.error({ err: error, plugin }, 'plugin teardown failed');
+        }
+      }
+    },
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, clock: Clock, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = clock.schedule(() => reject(new Error(`${message} within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        timer.cancel();
+        resolve(value);
+      },
+      (error: unknown) => {
+        timer.cancel();
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,20 @@
+// The bot host's public surface, for the CLI and the adapters.
+export { createHost } from './host.ts';
+export type { Host, HostOptions, PluginStatus, RedemptionResult } from './host.ts';
+export { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel, TWITCH_CHAT_LIMITS } from './chat-transport.ts';
+export type { ChatRateLimits, ChatTags, ChatTransport, ChatTransportEvent, ChatTransportListener } from './chat-transport.ts';
+export { CHAT_ROLES, chatRoleOf, hasRole, isChatRole } from './chat-roles.ts';
+export type { ChatRole } from './chat-roles.ts';
+export { chatUserFromTags } from './chat-user.ts';
+export { systemClock } from './clock.ts';
+export type { Clock, ScheduledTimer } from './clock.ts';
+export { createReplyQueue } from './reply-queue.ts';
+export type { ReplyQueue, ReplyQueueOptions } from './reply-queue.ts';
+export { splitMessage, toChatLine } from './split-message.ts';
+export { createLogger, createScrubber, REDACTED } from './logger.ts';
+export type { LoggerOptions } from './logger.ts';
+export { handleShutdownSignals } from './shutdown-signals.ts';
+export type { ShutdownOptions, ShutdownProcess } from './shutdown-signals.ts';
+export { createMemoryChatTransport } from './memory-chat-transport.ts';
+export type { MemoryChatTransport, MemoryChatTransportOptions } from './memory-chat-transport.ts';
+export { BUILT_IN_PLUGIN_DIR, PluginLoadError } from './plugin-loader.ts';

@@ -1,0 +1,146 @@
+// The plugin contract: what a plugin defines and the context it is given. Plugins import these
+// through src/sdk.ts only; the host implements them.
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
+import type { ChatRole } from './chat-roles.ts';
+
+export type { ChatRole } from './chat-roles.ts';
+
+/** What became of a chat message the bot was asked to send. */
+export type ReplyOutcome =
+  /** Every part reached the chat transport. */
+  | { status: 'sent'; parts: number }
+  /** The channel's queue was full and the same text was already waiting: it goes out once. */
+  | { status: 'coalesced' }
+  /** Not queued (empty text, queue full, no transport for the channel, host stopping); logged. */
+  | { status: 'refused'; reason: string }
+  /** The transport could not send it; logged. */
+  | { status: 'failed'; reason: string };
+
+/**
+ * Argument types: `string` one word; `integer` a whole number (optionally within min..max);
+ * `user` a Twitch login, `@` allowed, answered lowercase; `rest` all the remaining text (last).
+ */
+export type ArgType = 'string' | 'integer' | 'user' | 'rest';
+
+export interface ArgSpec {
+  readonly name: string;
+  readonly type: ArgType;
+  /** Optional arguments come after the required ones; a missing one is `undefined`. */
+  readonly optional?: boolean;
+  /** Bounds for `integer`. */
+  readonly min?: number;
+  readonly max?: number;
+}
+
+type ArgValue<Type extends ArgType> = Type extends 'integer' ? number : string;
+
+/** `[{name:'n', type:'integer'}, {name:'why', type:'rest', optional:true}]` -> `{ n: number; why: string | undefined }`. */
+export type ArgValues<Specs extends readonly ArgSpec[]> = {
+  [Spec in Specs[number] as Spec['name']]: Spec extends { readonly optional: true } ? ArgValue<Spec['type']> | undefined : ArgValue<Spec['type']>;
+};
+
+export interface CommandCooldown {
+  /** Seconds after a use during which nobody may use the command again. */
+  global?: number;
+  /** Seconds after a use during which the same chatter may not use it again. */
+  user?: number;
+  /** Chatters with at least this role neither wait for nor start cooldowns. Default `moderator`. */
+  bypass?: ChatRole | 'nobody';
+}
+
+export interface ChatUser {
+  /** Twitch user id (the local chat uses the login). */
+  id: string;
+  login: string;
+  displayName: string;
+  /** Highest role (broadcaster > moderator > vip > subscriber > everyone). */
+  role: ChatRole;
+}
+
+/** Where a reply goes: a channel, mentioning a chatter. A CommandInvocation is one. */
+export interface ChatReplyTarget {
+  channel: string;
+  user: Pick<ChatUser, 'displayName'>;
+}
+
+export interface CommandInvocation<Args = Record<string, string | number | undefined>> {
+  /** The command's name (not the alias typed). */
+  command: string;
+  args: Args;
+  channel: string;
+  user: ChatUser;
+  /** The whole chat line. */
+  text: string;
+  messageId: string | null;
+  /** `@DisplayName text` in the same channel, on the chat the command came from. */
+  reply(text: string): Promise<ReplyOutcome>;
+  /** `text` in the same channel, on the chat the command came from. */
+  say(text: string): Promise<ReplyOutcome>;
+}
+
+export interface CommandDefinition<Specs extends readonly ArgSpec[] = readonly ArgSpec[]> {
+  /** Letters, digits, - and _; matched without regard to case. */
+  name: string;
+  aliases?: readonly string[];
+  description?: string;
+  args?: Specs;
+  /** The least role that may use it. Default `everyone`. */
+  role?: ChatRole;
+  cooldown?: CommandCooldown;
+  run(invocation: CommandInvocation<ArgValues<Specs>>): void | Promise<void>;
+}
+
+export interface RedemptionEvent {
+  /** The redemption's id (Twitch's), unique. */
+  id: string;
+  /** The key the plugin registered (the host maps its managed rewards to keys). */
+  rewardKey: string;
+  channel: string;
+  user: { id: string; login: string; displayName: string };
+  /** Text the viewer typed, for rewards that ask for it; "" otherwise. */
+  input: string;
+}
+
+/** `fulfill` marks the redemption done; `refund` cancels it and returns the points. */
+export type RedemptionOutcome = 'fulfill' | 'refund';
+
+/** Returning nothing fulfils; throwing refunds (and is logged). */
+export type RedemptionHandler = (redemption: RedemptionEvent) => RedemptionOutcome | void | Promise<RedemptionOutcome | void>;
+
+export interface PluginChat {
+  /** Sends `text` to `channel` on every chat serving it (Twitch, local), paced and split. */
+  say(channel: string, text: string): Promise<ReplyOutcome>;
+  /** `@DisplayName text` to the target's channel. */
+  reply(to: ChatReplyTarget, text: string): Promise<ReplyOutcome>;
+}
+
+export interface PluginContext<Config = unknown> {
+  /** The plugin's name (its folder's name). */
+  readonly name: string;
+  /** The plugin's settings from the config file, parsed by its schema. */
+  readonly config: Config;
+  /** A pino child logger whose lines carry `plugin: name`. */
+  readonly logger: Logger;
+  /** The overlay style service, bundled or remote alike. */
+  readonly overlay: OverlayStyleClient;
+  readonly chat: PluginChat;
+  /** The login of the account this host acts for (config `channel.login`). */
+  readonly channel: string;
+  /** Registers a chat command; throws when the name or an alias is taken or an argument list is malformed. */
+  command<const Specs extends readonly ArgSpec[] = readonly []>(definition: CommandDefinition<Specs>): void;
+  /** Handles redemptions of the reward known as `rewardKey`; throws when another handler has it. */
+  onRedemption(rewardKey: string, handler: RedemptionHandler): void;
+}
+
+/** Returned by setup when the plugin has something to release at shutdown (timers, sockets). */
+export type PluginTeardown = () => void | Promise<void>;
+
+export interface PluginDefinition<Schema extends z.ZodType = z.ZodType> {
+  /** Must equal the plugin's folder name, which is its key under `plugins:` in the config. */
+  name: string;
+  /** Schema of the plugin's settings (its config entry without `enabled`). */
+  config?: Schema;
+  setup(context: PluginContext<z.output<Schema>>): void | PluginTeardown | Promise<void | PluginTeardown>;
+}

@@ -1,0 +1,81 @@
+// Finding, importing and checking plugins. A plugin is a folder whose name is its key under
+// `plugins:` in the config, holding `index.ts` (or index.js / index.mjs) whose default export is
+// a definePlugin({ name, config, setup }) object. Each step fails with a message that names the
+// plugin and says what to fix; the host logs it and goes on without that plugin.
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { z } from 'zod';
+import { configIssueWording, describeZodIssues, formatConfigPath } from '../config/config-error.ts';
+import type { PluginDefinition } from './plugin-api.ts';
+
+/** The built-in plugins shipped with chatskin. */
+export const BUILT_IN_PLUGIN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+
+const ENTRY_FILES = ['index.ts', 'index.js', 'index.mjs'];
+
+export class PluginLoadError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PluginLoadError';
+  }
+}
+
+/** The plugin's entry file; refuses a name found in no folder, or in more than one. */
+export function findPluginEntry(name: string, dirs: readonly string[]): string {
+  const found: string[] = [];
+  for (const dir of dirs) {
+    const folder = join(resolve(dir), name);
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) continue;
+    const entry = ENTRY_FILES.map((file) => join(folder, file)).find((file) => existsSync(file));
+    if (entry === undefined) throw new PluginLoadError(`folder ${folder} has no index.ts, index.js or index.mjs`);
+    found.push(entry);
+  }
+  if (found.length === 0) {
+    throw new PluginLoadError(`no folder named "${name}" in ${dirs.map((dir) => resolve(dir)).join(', ')}; check the name under plugins: or add its folder to pluginDirs`);
+  }
+  if (found.length > 1) {
+    throw new PluginLoadError(`found in more than one folder (${found.join(', ')}); rename one`);
+  }
+  return found[0]!;
+}
+
+function isSchema(value: unknown): value is z.ZodType {
+  return typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+}
+
+/** Imports the entry and checks its default export. */
+export async function importPlugin(name: string, entry: string): Promise<PluginDefinition> {
+  let module: { default?: unknown };
+  try {
+    module = await import(pathToFileURL(entry).href) as { default?: unknown };
+  } catch (error) {
+    throw new PluginLoadError(`${entry} could not be loaded: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
+  const definition = module.default as Partial<PluginDefinition> | undefined;
+  if (typeof definition !== 'object' || definition === null || typeof definition.setup !== 'function') {
+    throw new PluginLoadError(`${entry} must export default definePlugin({ name, config, setup })`);
+  }
+  if (definition.name !== name) {
+    throw new PluginLoadError(`${entry} declares name ${JSON.stringify(definition.name)}; it must equal its folder name "${name}"`);
+  }
+  if (definition.config !== undefined && !isSchema(definition.config)) {
+    throw new PluginLoadError(`${entry}: config must be a zod schema (z from the SDK)`);
+  }
+  return definition as PluginDefinition;
+}
+
+/** The plugin's settings parsed by its schema; errors name each key as `plugins.<name>.<key>`. */
+export function parsePluginSettings(name: string, definition: PluginDefinition, settings: Record<string, unknown>): unknown {
+  const schema = definition.config;
+  if (schema === undefined) {
+    const keys = Object.keys(settings);
+    if (keys.length > 0) throw new PluginLoadError(`takes no settings, but the config gives ${keys.map((key) => `plugins.${name}.${key}`).join(', ')}`);
+    return {};
+  }
+  const parsed = schema.safeParse(settings, { reportInput: true, error: configIssueWording });
+  if (parsed.success) return parsed.data;
+  const problems = describeZodIssues(parsed.error).map(({ path, message }) =>
+    `${formatConfigPath(['plugins', name, ...path])}: ${message}`);
+  throw new PluginLoadError(`invalid settings: ${problems.join('; ')}`);
+}

@@ -1,0 +1,217 @@
+// The bot's outgoing chat for one transport: a FIFO queue per channel, paced under the
+// transport's limits, with over-long replies split. Twitch counts every PRIVMSG against a
+// per-account bucket of 100 per 30 s, and those to channels where the bot is neither moderator
+// nor broadcaster also against a bucket of 20 per 30 s; the bot's status comes from USERSTATE.
+// Nothing is dropped silently: a reply that cannot be queued is refused (or coalesced with an
+// identical waiting one) with a logged reason, and its promise says so.
+import type { Logger } from 'pino';
+import { chatRoleOf, hasRole } from './chat-roles.ts';
+import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel } from './chat-transport.ts';
+import type { ChatTags, ChatTransport } from './chat-transport.ts';
+import type { Clock, ScheduledTimer } from './clock.ts';
+import type { ReplyOutcome } from './plugin-api.ts';
+import { SlidingWindow } from './sliding-window.ts';
+import { splitMessage, toChatLine } from './split-message.ts';
+
+export interface ReplyQueueOptions {
+  transport: ChatTransport;
+  clock: Clock;
+  logger: Logger;
+  /** Messages (parts) waiting per channel before new replies are refused. Default 50. */
+  maxQueued?: number;
+  /** Parts one reply may take; further parts are left out (logged). Default 4. */
+  maxPartsPerReply?: number;
+  /** Longest message. Default 500 (Twitch). */
+  maxLength?: number;
+}
+
+export interface ReplyQueue {
+  enqueue(channel: string, text: string): Promise<ReplyOutcome>;
+  /** The bot's USERSTATE in a channel: moderator or broadcaster lifts the limit to 100 per window. */
+  setBotState(channel: string, tags: ChatTags): void;
+  isModerator(channel: string): boolean;
+  /** Messages waiting (in one channel, or in all). */
+  pending(channel?: string): number;
+  /** Refuses new replies and settles the waiting ones as failed (logged). */
+  stop(): void;
+}
+
+/** Makes a repeat differ from the last message, which Twitch would otherwise drop unseen. */
+const DUPLICATE_SUFFIX = ' \u{E0000}';
+
+interface Ticket {
+  line: string;
+  parts: number;
+  left: number;
+  settled: boolean;
+  resolve: (outcome: ReplyOutcome) => void;
+}
+
+interface ChannelState {
+  name: string;
+  waiting: { text: string; ticket: Ticket }[];
+  moderator: boolean;
+  sending: boolean;
+  lastSentAt: number;
+  lastText: string | null;
+}
+
+export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
+  const { transport, clock } = options;
+  const logger = options.logger.child({ transport: transport.name });
+  const maxQueued = options.maxQueued ?? 50;
+  const maxParts = options.maxPartsPerReply ?? 4;
+  const maxLength = options.maxLength ?? CHAT_MESSAGE_MAX_LENGTH;
+  const limits = transport.limits;
+  const allMessages = new SlidingWindow(limits?.windowMs ?? 1);
+  const userMessages = new SlidingWindow(limits?.windowMs ?? 1);
+  const channels = new Map<string, ChannelState>();
+  let timer: ScheduledTimer | null = null;
+  let stopped = false;
+
+  const stateOf = (channel: string): ChannelState => {
+    let state = channels.get(channel);
+    if (!state) {
+      state = { name: channel, waiting: [], moderator: false, sending: false, lastSentAt: -Infinity, lastText: null };
+      channels.set(channel, state);
+    }
+    return state;
+  };
+
+  const settle = (ticket: Ticket, outcome: ReplyOutcome): void => {
+    if (ticket.settled) return;
+    ticket.settled = true;
+    ticket.resolve(outcome);
+  };
+
+  /** When this channel may send next (now or later). */
+  const readyAt = (state: ChannelState, now: number): number => {
+    if (!limits) return now;
+    let at = allMessages.nextFreeAt(now, limits.moderatorMessages);
+    if (!state.moderator) {
+      at = Math.max(at, userMessages.nextFreeAt(now, limits.userMessages), state.lastSentAt + limits.minIntervalMs);
+    }
+    return at;
+  };
+
+  const send = (state: ChannelState, now: number): void => {
+    const item = state.waiting.shift()!;
+    let text = item.text;
+    if (limits && !state.moderator && text === state.lastText && now - state.lastSentAt < limits.duplicateWindowMs
+      && text.length + DUPLICATE_SUFFIX.length <= maxLength) {
+      text += DUPLICATE_SUFFIX;
+    }
+    allMessages.record(now);
+    if (!state.moderator) userMessages.record(now);
+    state.lastSentAt = now;
+    state.lastText = text;
+    state.sending = true;
+    // A transport that throws instead of rejecting is handled the same way.
+    new Promise<void>((resolve) => {
+      resolve(transport.say(state.name, text));
+    }).then(
+      () => {
+        item.ticket.left -= 1;
+        if (item.ticket.left === 0) settle(item.ticket, { status: 'sent', parts: item.ticket.parts });
+      },
+      (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        // The rest of this reply would read wrongly without this part: withdraw it too.
+        const before = state.waiting.length;
+        state.waiting = state.waiting.filter((other) => other.ticket !== item.ticket);
+        logger.error({ channel: state.name, err: error, withdrawnParts: before - state.waiting.length }, 'chat transport could not send a reply');
+        settle(item.ticket, { status: 'failed', reason });
+      },
+    ).finally(() => {
+      state.sending = false;
+      pump();
+    });
+  };
+
+  function pump(): void {
+    if (stopped) return;
+    timer?.cancel();
+    timer = null;
+    const now = clock.now();
+    let next = Infinity;
+    for (const state of channels.values()) {
+      if (state.sending || state.waiting.length === 0) continue;
+      const at = readyAt(state, now);
+      if (at <= now) send(state, now);
+      else next = Math.min(next, at);
+    }
+    if (next !== Infinity) timer = clock.schedule(pump, next - now);
+  }
+
+  return {
+    enqueue(rawChannel, text) {
+      const channel = normalizeChannel(rawChannel);
+      if (stopped) {
+        logger.warn({ channel }, 'reply refused: the host is stopping');
+        return Promise.resolve({ status: 'refused', reason: 'the host is stopping' });
+      }
+      const line = toChatLine(text);
+      if (line === '') {
+        logger.warn({ channel }, 'reply refused: it is empty');
+        return Promise.resolve({ status: 'refused', reason: 'empty reply' });
+      }
+      let parts = splitMessage(line, maxLength);
+      if (parts.length > maxParts) {
+        logger.warn({ channel, parts: parts.length, kept: maxParts, length: line.length }, 'reply too long: only its first parts are sent');
+        parts = parts.slice(0, maxParts);
+      }
+      const state = stateOf(channel);
+      if (state.waiting.length + parts.length > maxQueued) {
+        const same = state.waiting.find((item) => item.ticket.line === line);
+        if (same) {
+          logger.warn({ channel, queued: state.waiting.length }, 'reply queue full: reply coalesced with the identical one already waiting');
+          return Promise.resolve({ status: 'coalesced' });
+        }
+        logger.warn({ channel, queued: state.waiting.length, max: maxQueued, text: line.slice(0, 80) }, 'reply queue full: reply refused');
+        return Promise.resolve({ status: 'refused', reason: `reply queue full (${state.waiting.length} waiting)` });
+      }
+      let resolve!: (outcome: ReplyOutcome) => void;
+      const promise = new Promise<ReplyOutcome>((done) => {
+        resolve = done;
+      });
+      const ticket: Ticket = { line, parts: parts.length, left: parts.length, settled: false, resolve };
+      for (const part of parts) state.waiting.push({ text: part, ticket });
+      pump();
+      return promise;
+    },
+
+    setBotState(rawChannel, tags) {
+      const state = stateOf(normalizeChannel(rawChannel));
+      const moderator = hasRole(chatRoleOf(tags), 'moderator');
+      if (moderator !== state.moderator) {
+        state.moderator = moderator;
+        logger.info({ channel: state.name, moderator }, moderator
+          ? 'bot is moderator or broadcaster here: moderator chat limits apply'
+          : 'bot is not a moderator here: ordinary chat limits apply');
+      }
+      pump();
+    },
+
+    isModerator: (channel) => channels.get(normalizeChannel(channel))?.moderator ?? false,
+
+    pending(channel) {
+      if (channel !== undefined) return channels.get(normalizeChannel(channel))?.waiting.length ?? 0;
+      let total = 0;
+      for (const state of channels.values()) total += state.waiting.length;
+      return total;
+    },
+
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      timer?.cancel();
+      timer = null;
+      for (const state of channels.values()) {
+        if (state.waiting.length === 0) continue;
+        logger.warn({ channel: state.name, parts: state.waiting.length }, 'host stopping: waiting replies are not sent');
+        for (const item of state.waiting) settle(item.ticket, { status: 'failed', reason: 'the host stopped before it was sent' });
+        state.waiting = [];
+      }
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Chat replies as lines Twitch accepts: one line (no CR/LF, no control characters), at most
+// `maxLength` UTF-16 units per message, split on word boundaries. A word longer than a whole
+// message is cut between grapheme clusters, so an emoji or a surrogate pair is never halved.
+
+const LINE_BREAKS = /[\r\n\u2028\u2029]+/g;
+// C0/C1 controls except tab; a tab becomes a space.
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** One chat line: line breaks and tabs become spaces, other control characters go, ends trimmed. */
+export function toChatLine(text: string): string {
+  return text.replace(LINE_BREAKS, ' ').replace(/\t/g, ' ').replace(CONTROLS, '').trim();
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The longest prefix of `word` of at most `maxLength` units that ends on a grapheme boundary. */
+function cutLength(word: string, maxLength: number): number {
+  let end = 0;
+  for (const { segment } of graphemes.segment(word)) {
+    if (end + segment.length > maxLength) break;
+    end += segment.length;
+  }
+  if (end > 0) return end;
+  // One grapheme longer than a message (a run of combining marks): cut between code points.
+  const high = word.charCodeAt(maxLength - 1);
+  return high >= 0xd800 && high <= 0xdbff ? maxLength - 1 : maxLength;
+}
+
+/** Splits an already single-line text into messages of at most `maxLength` units. */
+export function splitMessage(text: string, maxLength: number): string[] {
+  if (!Number.isInteger(maxLength) || maxLength < 2) throw new RangeError(`maxLength must be an integer >= 2, got ${maxLength}`);
+  const parts: string[] = [];
+  let rest = text.trim();
+  while (rest.length > maxLength) {
+    // The last space that leaves a part within the limit (a space at maxLength counts too).
+    const space = rest.lastIndexOf(' ', maxLength);
+    if (space > 0) {
+      parts.push(rest.slice(0, space).trimEnd());
+      rest = rest.slice(space + 1).trimStart();
+    } else {
+      const end = cutLength(rest, maxLength);
+      parts.push(rest.slice(0, end));
+      rest = rest.slice(end).trimStart();
+    }
+  }
+  if (rest.length > 0) parts.push(rest);
+  return parts;
+}

@@ -1,0 +1,169 @@
+// The chat on screen: one element per message, built with createElement/createTextNode only,
+// so HTML in chat is shown as text and never interpreted. Messages keep their chatter's data so
+// a style change (a skin assigned to a role, a viewer's pick) restyles messages already shown.
+import type { ChatBadge, ChatMessageEvent, OverlayPageOptions, OverlayStyle } from '../../service/push/protocol.ts';
+import { resolveMessageSkin } from '../chat-roles.ts';
+import { CLASSES, skinClassName, USER_COLOR_PROPERTY } from '../dom-classes.ts';
+import { emoteImageUrl, emoteSegments } from '../emote-segments.ts';
+
+const USER_COLOR = /^#[0-9a-f]{6}$/i;
+const HTTP_URL = /^https?:\/\//i;
+
+interface ShownMessage {
+  element: HTMLElement;
+  event: ChatMessageEvent;
+  skinClass: string | null;
+}
+
+export class ChatView {
+  readonly #container: HTMLElement;
+  readonly #messages: ShownMessage[] = [];
+  #style: OverlayStyle | null = null;
+  #options: OverlayPageOptions | null = null;
+
+  constructor(container: HTMLElement) {
+    this.#container = container;
+    // Mark each element whose entrance ran (see .cs-entered in overlay.css).
+    container.addEventListener('animationend', (event) => {
+      if (event.target instanceof Element) event.target.classList.add(CLASSES.entered);
+    });
+  }
+
+  get size(): number {
+    return this.#messages.length;
+  }
+
+  setStyle(style: OverlayStyle, options: OverlayPageOptions | null): void {
+    this.#style = style;
+    if (options !== null) this.#options = options;
+    for (const shown of this.#messages) this.#applySkin(shown);
+    this.#trim();
+  }
+
+  add(event: ChatMessageEvent): void {
+    const element = this.#render(event);
+    const shown: ShownMessage = { element, event, skinClass: null };
+    this.#applySkin(shown);
+    this.#messages.push(shown);
+    this.#container.append(element);
+    this.#trim();
+    markStillElementsEntered(element);
+  }
+
+  deleteMessage(messageId: string): void {
+    this.#remove((shown) => shown.event.id === messageId);
+  }
+
+  clearUser(userId: string): void {
+    this.#remove((shown) => shown.event.userId === userId);
+  }
+
+  clear(): void {
+    this.#remove(() => true);
+  }
+
+  #remove(predicate: (shown: ShownMessage) => boolean): void {
+    for (let i = this.#messages.length - 1; i >= 0; i--) {
+      const shown = this.#messages[i]!;
+      if (!predicate(shown)) continue;
+      shown.element.remove();
+      this.#messages.splice(i, 1);
+    }
+  }
+
+  #trim(): void {
+    const max = this.#options?.maxMessages ?? 50;
+    while (this.#messages.length > max) this.#messages.shift()!.element.remove();
+  }
+
+  #applySkin(shown: ShownMessage): void {
+    const skinId = this.#style === null ? null : resolveMessageSkin(shown.event, this.#style);
+    const skinClass = skinId === null ? null : skinClassName(skinId);
+    if (skinClass === shown.skinClass) return;
+    if (shown.skinClass !== null) shown.element.classList.remove(shown.skinClass);
+    if (skinClass !== null) shown.element.classList.add(skinClass);
+    shown.skinClass = skinClass;
+  }
+
+  #render(event: ChatMessageEvent): HTMLElement {
+    const root = el('div', CLASSES.message);
+    root.dataset.messageId = event.id;
+    root.dataset.userId = event.userId;
+    if (event.color !== null && USER_COLOR.test(event.color)) root.style.setProperty(USER_COLOR_PROPERTY, event.color);
+    const name = event.displayName || event.login;
+    root.append(renderAvatar(event.avatarUrl, name));
+
+    const body = el('div', CLASSES.body);
+    const head = el('div', CLASSES.head);
+    const badges = el('span', CLASSES.badges);
+    for (const badge of event.badges) badges.append(renderBadge(badge));
+    const username = el('span', CLASSES.username);
+    username.textContent = name;
+    head.append(badges, username);
+
+    const text = el('div', CLASSES.text);
+    const emoteBase = this.#options?.emoteBaseUrl ?? 'https://static-cdn.jtvnw.net/emoticons/v2';
+    for (const segment of emoteSegments(event.text, event.emotes)) {
+      if (segment.type === 'text') {
+        text.append(document.createTextNode(segment.text));
+      } else {
+        const img = el('img', CLASSES.emote);
+        img.src = emoteImageUrl(emoteBase, segment.id);
+        img.alt = segment.code;
+        img.title = segment.code;
+        img.decoding = 'async';
+        text.append(img);
+      }
+    }
+    body.append(head, text);
+    root.append(body);
+    return root;
+  }
+}
+
+function renderAvatar(avatarUrl: string | null, name: string): HTMLElement {
+  const avatar = el('div', CLASSES.avatar);
+  const initial = el('span', CLASSES.avatarInitial);
+  initial.textContent = (Array.from(name)[0] ?? '?').toUpperCase();
+  if (avatarUrl !== null && HTTP_URL.test(avatarUrl)) {
+    const img = el('img');
+    img.src = avatarUrl;
+    img.alt = '';
+    img.referrerPolicy = 'no-referrer';
+    img.addEventListener('error', () => img.replaceWith(initial), { once: true });
+    avatar.append(img);
+  } else {
+    avatar.append(initial);
+  }
+  return avatar;
+}
+
+function renderBadge(badge: ChatBadge): HTMLElement {
+  const title = badge.title ?? badge.set;
+  if (badge.imageUrl != null && HTTP_URL.test(badge.imageUrl)) {
+    const img = el('img', CLASSES.badge);
+    img.src = badge.imageUrl;
+    img.alt = title;
+    img.title = title;
+    return img;
+  }
+  const text = el('span', `${CLASSES.badge}-text`);
+  text.textContent = (Array.from(badge.set)[0] ?? '?').toUpperCase();
+  text.title = title;
+  return text;
+}
+
+/** Elements of a new message without an entrance animation count as entered at once. */
+function markStillElementsEntered(root: HTMLElement): void {
+  requestAnimationFrame(() => {
+    for (const element of [root, ...root.querySelectorAll<HTMLElement>(`.${CLASSES.avatar}, .${CLASSES.username}, .${CLASSES.text}`)]) {
+      if (element.getAnimations().length === 0) element.classList.add(CLASSES.entered);
+    }
+  });
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (className !== undefined) element.className = className;
+  return element;
+}

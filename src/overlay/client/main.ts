@@ -1,0 +1,42 @@
+// Entry of the overlay page (served type-stripped, no build step): connects to the overlay's
+// push socket and keeps the chat view and style sheet in step with what it receives.
+import { overlaySocketPath } from '../../service/push/protocol.ts';
+import { CLASSES } from '../dom-classes.ts';
+import { ChatView } from './chat-view.ts';
+import { PushConnection } from './push-connection.ts';
+import { StyleApplier } from './style-applier.ts';
+import type { OverlayPageOptions } from '../../service/push/protocol.ts';
+
+const token = decodeURIComponent(location.pathname.split('/').filter(Boolean)[1] ?? '');
+const container = document.querySelector<HTMLElement>(`.${CLASSES.chat}`)!;
+const sheet = document.querySelector<HTMLStyleElement>('#cs-settings')!;
+const view = new ChatView(container);
+const styles = new StyleApplier(sheet);
+let options: OverlayPageOptions | null = null;
+
+const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+const connection = new PushConnection(`${scheme}//${location.host}${overlaySocketPath(token)}`, {
+  style(style, snapshotOptions) {
+    options = snapshotOptions ?? options;
+    if (options !== null) styles.apply(style, options);
+    view.setStyle(style, options);
+  },
+  chat(event) {
+    switch (event.type) {
+      case 'message': view.add(event); break;
+      case 'message-deleted': view.deleteMessage(event.messageId); break;
+      case 'user-cleared': view.clearUser(event.userId); break;
+      case 'chat-cleared': view.clear(); break;
+    }
+  },
+  reconnecting() {
+    // Removals sent while the socket was down are lost, so nothing on screen can be vouched for.
+    view.clear();
+  },
+  status(status, version) {
+    // For people debugging a browser source, and for the page's end-to-end tests.
+    document.body.dataset.status = status;
+    if (version !== null) document.body.dataset.version = String(version);
+  },
+});
+connection.start();

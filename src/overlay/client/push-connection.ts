@@ -1,0 +1,132 @@
+// The page's side of the push protocol (docs/push.md): connect, take the snapshot, apply
+// frames in version order, ask for a fresh snapshot on a gap, and reconnect when the socket
+// closes or falls silent (a browser cannot see WebSocket pings, so the server's heartbeat
+// frames are what the silence timer listens for).
+import type { ChatEvent, OverlayPageOptions, OverlayStyle, ServerFrame } from '../../service/push/protocol.ts';
+
+export interface PushHandlers {
+  /** A snapshot or an update: the whole style. `options` only comes with snapshots. */
+  style(style: OverlayStyle, options: OverlayPageOptions | null): void;
+  chat(event: ChatEvent): void;
+  /** A new socket is about to be opened: what is on screen may have missed removals. */
+  reconnecting(): void;
+  status(status: 'connecting' | 'live' | 'reconnecting', version: number | null): void;
+}
+
+const DEFAULT_HEARTBEAT_MS = 30_000;
+/** Silence longer than this many heartbeat intervals counts as a dead connection. */
+const SILENCE_FACTOR = 2.5;
+const RETRY_MIN_MS = 500;
+const RETRY_MAX_MS = 15_000;
+
+export class PushConnection {
+  readonly #url: string;
+  readonly #handlers: PushHandlers;
+  #socket: WebSocket | null = null;
+  #version: number | null = null;
+  #heartbeatMs = DEFAULT_HEARTBEAT_MS;
+  #silenceTimer: ReturnType<typeof setTimeout> | undefined;
+  #retryMs = RETRY_MIN_MS;
+  #awaitingSnapshot = false;
+  #everConnected = false;
+  #stopped = false;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(url: string, handlers: PushHandlers) {
+    this.#url = url;
+    this.#handlers = handlers;
+  }
+
+  start(): void {
+    this.#open();
+  }
+
+  /** Closes the socket for good: no reconnect. */
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#silenceTimer);
+    clearTimeout(this.#retryTimer);
+    const socket = this.#socket;
+    this.#socket = null;
+    socket?.close();
+  }
+
+  #open(): void {
+    if (this.#everConnected) this.#handlers.reconnecting();
+    this.#handlers.status(this.#everConnected ? 'reconnecting' : 'connecting', null);
+    this.#version = null;
+    this.#awaitingSnapshot = true;
+    const socket = new WebSocket(this.#url);
+    this.#socket = socket;
+    this.#armSilenceTimer();
+    socket.addEventListener('message', (message) => {
+      if (socket !== this.#socket) return;
+      this.#armSilenceTimer();
+      let frame: ServerFrame;
+      try {
+        frame = JSON.parse(String(message.data)) as ServerFrame;
+      } catch {
+        return; // not ours to interpret; the version check catches anything lost
+      }
+      this.#receive(frame);
+    });
+    socket.addEventListener('close', () => {
+      if (socket !== this.#socket) return;
+      this.#scheduleReconnect();
+    });
+  }
+
+  #receive(frame: ServerFrame): void {
+    switch (frame.type) {
+      case 'snapshot':
+        this.#awaitingSnapshot = false;
+        this.#everConnected = true;
+        this.#retryMs = RETRY_MIN_MS;
+        this.#heartbeatMs = frame.options.heartbeatMs > 0 ? frame.options.heartbeatMs : DEFAULT_HEARTBEAT_MS;
+        this.#version = frame.version;
+        this.#handlers.style(frame.style, frame.options);
+        this.#handlers.status('live', this.#version);
+        this.#armSilenceTimer();
+        return;
+      case 'heartbeat':
+        if (this.#version !== null && frame.version > this.#version) this.#resync();
+        return;
+      case 'update':
+      case 'chat':
+        if (this.#version === null) return; // before the snapshot: the snapshot covers it
+        if (frame.version <= this.#version) return; // already covered
+        if (frame.version > this.#version + 1) this.#resync();
+        this.#version = frame.version;
+        if (frame.type === 'update') this.#handlers.style(frame.style, null);
+        else this.#handlers.chat(frame.event);
+        this.#handlers.status('live', this.#version);
+    }
+  }
+
+  /** A frame was missed: ask for a fresh snapshot on the same socket. */
+  #resync(): void {
+    if (this.#awaitingSnapshot || this.#socket?.readyState !== WebSocket.OPEN) return;
+    this.#awaitingSnapshot = true;
+    this.#socket.send(JSON.stringify({ type: 'resync' }));
+  }
+
+  #armSilenceTimer(): void {
+    clearTimeout(this.#silenceTimer);
+    this.#silenceTimer = setTimeout(() => {
+      // Nothing heard for too long: the connection is dead even if the socket says open.
+      const socket = this.#socket;
+      this.#scheduleReconnect();
+      socket?.close();
+    }, this.#heartbeatMs * SILENCE_FACTOR);
+  }
+
+  #scheduleReconnect(): void {
+    clearTimeout(this.#silenceTimer);
+    this.#socket = null;
+    if (this.#stopped) return;
+    this.#handlers.status('reconnecting', null);
+    const delay = this.#retryMs * (0.75 + Math.random() * 0.5);
+    this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
+    this.#retryTimer = setTimeout(() => this.#open(), delay);
+  }
+}

@@ -1,0 +1,62 @@
+// HTTP routes of the overlay page: GET /overlay/<token> (the page, or a 404 page for an unknown
+// token) and GET /overlay-assets/* (animate.css, overlay.css and the page's type-stripped
+// modules). Everything is read and stripped once, when the routes are registered.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { buildBrowserModuleGraph } from './browser-modules.ts';
+import { ASSET_PREFIX, OVERLAY_PAGE_CSP, overlayPageHtml, unknownOverlayHtml } from './page.ts';
+
+export interface OverlayRoutesOptions {
+  /** The overlay a page token names, or null/undefined for an unknown token. */
+  findOverlayByToken(token: string): unknown;
+}
+
+interface Asset {
+  body: string;
+  contentType: string;
+}
+
+const TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
+
+export function loadOverlayAssets(): ReadonlyMap<string, Asset> {
+  const require = createRequire(import.meta.url);
+  const assets = new Map<string, Asset>();
+  const css = 'text/css; charset=utf-8';
+  assets.set('animate.css', { body: readFileSync(require.resolve('animate.css/animate.css'), 'utf8'), contentType: css });
+  assets.set('overlay.css', { body: readFileSync(path.join(import.meta.dirname, 'assets/overlay.css'), 'utf8'), contentType: css });
+  for (const module of buildBrowserModuleGraph().values()) {
+    assets.set(module.path, { body: module.javascript, contentType: 'text/javascript; charset=utf-8' });
+  }
+  return assets;
+}
+
+export function registerOverlayRoutes(app: FastifyInstance, options: OverlayRoutesOptions): void {
+  const assets = loadOverlayAssets();
+  const page = overlayPageHtml();
+  const unknown = unknownOverlayHtml();
+
+  app.get<{ Params: { token: string } }>('/overlay/:token', async (request, reply) => {
+    const { token } = request.params;
+    const overlay = TOKEN.test(token) ? await options.findOverlayByToken(token) : null;
+    pageHeaders(reply);
+    return reply.code(overlay == null ? 404 : 200).type('text/html; charset=utf-8').send(overlay == null ? unknown : page);
+  });
+
+  app.get<{ Params: { '*': string } }>(`${ASSET_PREFIX}/*`, async (request, reply) => {
+    const asset = assets.get(request.params['*']);
+    reply.header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'no-cache');
+    if (asset === undefined) return reply.code(404).type('text/plain; charset=utf-8').send('Not found.');
+    return reply.type(asset.contentType).send(asset.body);
+  });
+}
+
+function pageHeaders(reply: FastifyReply): void {
+  reply
+    .header('Content-Security-Policy', OVERLAY_PAGE_CSP)
+    .header('Cache-Control', 'no-store')
+    // The token is in the page's address: never send it on to emote, avatar or font hosts.
+    .header('Referrer-Policy', 'no-referrer')
+    .header('X-Content-Type-Options', 'nosniff');
+}

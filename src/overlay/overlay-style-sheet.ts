@@ -1,0 +1,24 @@
+// The page's whole settings style sheet for one pushed style: the overlay-wide CSS, then per
+// skin in use the CSS of the overlay's settings with the skin's overrides on top, scoped to
+// the skin's class. Pure, shared by the page and the tests.
+import type { OverlayStyle } from '../service/push/protocol.ts';
+import { skinClassName } from './dom-classes.ts';
+import { settingsToCss } from './settings-css.ts';
+
+export function overlayStyleSheet(style: OverlayStyle): string {
+  const fontSources = style.fonts;
+  let css = settingsToCss(style.settings, { fontSources });
+  for (const skin of style.skins) {
+    css += `/* skin ${skin.id} */\n`;
+    css += settingsToCss({ ...style.settings, ...onlyTemplateKeys(skin.overrides, style.settings) }, {
+      scopeClass: skinClassName(skin.id),
+      fontSources,
+    });
+  }
+  return css;
+}
+
+/** A skin renders only the keys the overlay's template has (skins span templates). */
+function onlyTemplateKeys(overrides: Readonly<Record<string, unknown>>, settings: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(overrides).filter(([key]) => Object.hasOwn(settings, key)));
+}

@@ -1,0 +1,56 @@
+// The overlay page's HTML and the page for an unknown overlay address. The page is the same
+// for every overlay: the client script reads its token from the address.
+import { OVERLAY_ENTRY } from './browser-modules.ts';
+import { CLASSES } from './dom-classes.ts';
+
+/** URL prefix of the page's static files and modules. */
+export const ASSET_PREFIX = '/overlay-assets';
+
+export function overlayPageHtml(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>chatskin overlay</title>
+<link rel="stylesheet" href="${ASSET_PREFIX}/animate.css">
+<link rel="stylesheet" href="${ASSET_PREFIX}/overlay.css">
+<style id="cs-settings"></style>
+<script type="module" src="${ASSET_PREFIX}/${OVERLAY_ENTRY}"></script>
+</head>
+<body data-status="loading">
+<div class="${CLASSES.chat}"></div>
+</body>
+</html>
+`;
+}
+
+export function unknownOverlayHtml(): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Overlay not found</title></head>
+<body style="font-family: sans-serif">
+<h1>Overlay not found</h1>
+<p>This overlay address is not known. Copy the current address with <code>chatskin overlays list LOGIN</code> and paste it into the browser source.</p>
+</body>
+</html>
+`;
+}
+
+/**
+ * Content-Security-Policy of the page: scripts only from this server, so even markup that got
+ * into the page could not run; images (emotes, avatars, badges) and fonts from anywhere, since
+ * their bases are configurable.
+ */
+export const OVERLAY_PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  'img-src * data:',
+  "style-src 'self' 'unsafe-inline' *",
+  'font-src * data:',
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors *",
+].join('; ');

@@ -1,0 +1,32 @@
+// Reading one effective setting for rendering. The server validated every value already; this
+// check only keeps a bad value (an old store row, a hand-made test input) from reaching the CSS
+// text, where it could break out of its declaration. A value that fails falls back to the
+// catalog default. Browser-safe: imports the catalog only.
+import { SETTINGS_BY_KEY } from '../service/settings/catalog.ts';
+import type { SettingSpec, SettingValue } from '../service/settings/catalog.ts';
+
+const COLOR = /^(?:transparent|#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8}))$/i;
+// The normal form the settings layer stores: lowercase, hex colours, numbers, `%`, `deg`, `px`.
+const GRADIENT = /^(?:repeating-)?(?:linear|radial)-gradient\([a-z0-9#%., -]*\)$/;
+const FONT_FAMILY = /^[^"\\\n\r\f;{}<>]{1,100}$/;
+
+export function isRenderableValue(spec: SettingSpec, value: unknown): value is SettingValue {
+  switch (spec.type) {
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value)
+        && value >= (spec.min ?? -Infinity) && value <= (spec.max ?? Infinity);
+    case 'color': return typeof value === 'string' && COLOR.test(value);
+    case 'select': return typeof value === 'string' && (spec.options ?? []).includes(value);
+    case 'toggle': return typeof value === 'boolean';
+    case 'string': return typeof value === 'string' && FONT_FAMILY.test(value.trim());
+    case 'gradient': return value === '' || (typeof value === 'string' && GRADIENT.test(value));
+  }
+}
+
+/** The value of `key` in `values`, or the catalog default when absent or not renderable. */
+export function readSetting(values: Readonly<Record<string, unknown>>, key: string): SettingValue {
+  const spec = SETTINGS_BY_KEY.get(key);
+  if (spec === undefined) throw new Error(`readSetting: ${key} is not a catalog key`);
+  const value = Object.hasOwn(values, key) ? values[key] : undefined;
+  return isRenderableValue(spec, value) ? value : spec.default;
+}

@@ -1,0 +1,104 @@
+// The API as a Fastify app: `buildApiApp` makes a server with the API and /healthz;
+// `registerApi` puts the API (under its prefix, fully encapsulated) onto an existing server, so
+// the overlay page and the push WebSocket can share one listening port.
+//
+// Order on every API request (DESIGN.md section 2): edge filter -> unknown route 404 / wrong
+// method 405 -> authentication 401 (or 429 per address) -> premium 403 -> rate limit 429 ->
+// body (413 / 422) -> route -> service.
+import Fastify from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { createAuthenticationHook } from './authentication.ts';
+import { createEdgeFilterHook } from './edge-filter.ts';
+import { createApiErrorHandler } from './error-handler.ts';
+import { createErrorResponder, MESSAGES } from './error-response.ts';
+import { FixedWindowLimiter } from './fixed-window-limiter.ts';
+import { registerJsonBodyParsers } from './json-body.ts';
+import type { ApiAppOptions, ApiOptions, ResolvedApiOptions } from './options.ts';
+import { resolveApiOptions } from './options.ts';
+import { createPremiumHook } from './premium.ts';
+import { createRateLimitHook } from './rate-limit.ts';
+import { registerHealthz } from './routes/healthz.ts';
+import { registerSkinRoutes } from './routes/skins.ts';
+import { registerTemplateRoutes } from './routes/template.ts';
+import { registerViewerRoutes } from './routes/viewers.ts';
+import { collectRoutes, registerMethodNotAllowed, registerNotFound } from './unknown-routes.ts';
+
+const WINDOW_MS = 60_000;
+
+async function apiPlugin(api: FastifyInstance, options: ResolvedApiOptions): Promise<void> {
+  const responder = createErrorResponder(options.redirectErrors);
+  const requestLimiter = new FixedWindowLimiter({ limit: options.perMinute, windowMs: WINDOW_MS, now: options.now });
+  const failedAuthLimiter = new FixedWindowLimiter({
+    limit: options.failedAuthPerMinute, windowMs: WINDOW_MS, now: options.now,
+  });
+
+  api.decorateRequest('account', null);
+  api.setErrorHandler(createApiErrorHandler(responder, options.bodyLimitBytes));
+  registerJsonBodyParsers(api, options.bodyLimitBytes);
+  api.addHook('onRequest', createEdgeFilterHook(options.blockedAgents));
+  registerNotFound(api, responder);
+
+  const routes = collectRoutes(api);
+  await api.register(async (authenticated) => {
+    authenticated.addHook('onRequest', createAuthenticationHook({
+      authenticate: options.authenticate, failedAuthLimiter, responder, now: options.now,
+    }));
+    authenticated.addHook('onRequest', createPremiumHook(requestLimiter, responder));
+    authenticated.addHook('onRequest', createRateLimitHook(requestLimiter, responder, options.now));
+    registerTemplateRoutes(authenticated, options.operations);
+    registerSkinRoutes(authenticated, options.operations);
+    registerViewerRoutes(authenticated, options.operations);
+  });
+  registerMethodNotAllowed(api, routes, responder);
+}
+
+/** Registers the API under `options.prefix` (default /api/v1) onto `app`. */
+export function registerApi(app: FastifyInstance, options: ApiOptions): void {
+  const resolved = resolveApiOptions(options);
+  app.register(apiPlugin, { ...resolved, prefix: resolved.prefix });
+}
+
+/**
+ * Errors the router raises before any route or hook runs (a malformed %-escape, an overlong
+ * path parameter): no such resource can exist, so 404 in the API's envelope, never a bare 400.
+ */
+export function createFrameworkErrorHandler(redirectErrors = true) {
+  const responder = createErrorResponder(redirectErrors);
+  return function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      return responder.send(request, reply, 404, { message: MESSAGES.notFound });
+    }
+    request.log.error({ err: error }, 'router error');
+    return responder.send(request, reply, 500, { message: MESSAGES.serverError });
+  };
+}
+
+/** A child of `logger` that never writes an Authorization header. */
+export function redactingLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
+  return logger.child({}, {
+    redact: {
+      paths: ['req.headers.authorization', 'request.headers.authorization', 'headers.authorization', 'authorization'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** Server options the API expects from the Fastify instance it is registered on. */
+export function apiServerOptions(options: Pick<ApiAppOptions, 'logger' | 'trustProxy' | 'redirectErrors'>): FastifyServerOptions {
+  const logger = options.logger ?? false;
+  return {
+    ...(logger === false ? { logger: false } : { loggerInstance: redactingLogger(logger) }),
+    trustProxy: options.trustProxy ?? false,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    frameworkErrors: createFrameworkErrorHandler(options.redirectErrors ?? true),
+  };
+}
+
+/** A Fastify server with the API under its prefix and GET /healthz; call `listen` to serve. */
+export function buildApiApp(options: ApiAppOptions): FastifyInstance {
+  const app = Fastify(apiServerOptions(options));
+  registerHealthz(app);
+  registerApi(app, options);
+  return app;
+}

@@ -1,0 +1,64 @@
+// Maps every error a route, parser or hook can throw to the API's envelope. Known refusals keep
+// their status; anything unexpected is logged (never with the Authorization header) and answered
+// 500 {"message":"Server Error."}, so bad input can never surface as a 5xx with internals.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError } from '../types.ts';
+import type { ErrorBody, ErrorResponder } from './error-response.ts';
+import { MESSAGES } from './error-response.ts';
+import { BODY_MESSAGES, bodyError } from './json-body.ts';
+
+export interface MappedError {
+  status: number;
+  body: ErrorBody;
+  /** Unexpected: log it. */
+  unexpected: boolean;
+}
+
+const BODY_ERROR_CODES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: BODY_MESSAGES.notJson,
+  FST_ERR_CTP_EMPTY_JSON_BODY: BODY_MESSAGES.notObject,
+  FST_ERR_CTP_INVALID_JSON_BODY: BODY_MESSAGES.invalidJson,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body does not match its Content-Length.',
+};
+
+export function mapError(error: unknown, bodyLimitBytes: number): MappedError {
+  if (error instanceof ServiceError) {
+    if (error.status >= 500) return { status: 500, body: { message: MESSAGES.serverError }, unexpected: true };
+    const body: ErrorBody = { message: error.message };
+    if (error.errors !== undefined) body.errors = error.errors;
+    return { status: error.status, body, unexpected: false };
+  }
+  const fastifyError = error as Partial<FastifyError> | null;
+  const code = typeof fastifyError?.code === 'string' ? fastifyError.code : '';
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return {
+      status: 413,
+      body: { message: `Payload Too Large: the request body is over ${bodyLimitBytes} bytes.` },
+      unexpected: false,
+    };
+  }
+  const bodyMessage = BODY_ERROR_CODES[code];
+  if (bodyMessage !== undefined) {
+    const refusal = bodyError(bodyMessage);
+    return { status: 422, body: { message: refusal.message, errors: refusal.errors! }, unexpected: false };
+  }
+  // Other client errors Fastify raises (aborted or malformed requests) keep their 4xx status.
+  const status = fastifyError?.statusCode;
+  if (code.startsWith('FST_') && typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, body: { message: fastifyError?.message ?? 'Bad Request.' }, unexpected: false };
+  }
+  return { status: 500, body: { message: MESSAGES.serverError }, unexpected: true };
+}
+
+export function createApiErrorHandler(responder: ErrorResponder, bodyLimitBytes: number) {
+  return function apiErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+    const mapped = mapError(error, bodyLimitBytes);
+    if (mapped.unexpected) {
+      // The request serializer logs method, url and address only; no headers, so no key.
+      request.log.error({ err: error, method: request.method, url: request.url }, 'unexpected error in API request');
+    }
+    // Stop reading an oversized body: the client is told, and the connection is not reused.
+    if (mapped.status === 413) reply.header('Connection', 'close');
+    return responder.send(request, reply, mapped.status, mapped.body);
+  };
+}

@@ -1,0 +1,20 @@
+// Premium check (DESIGN.md step 3): a key works only while its account's premium subscription
+// is active. Read from the account that authentication just loaded, so switching premium off
+// from another process is seen on the very next request.
+import type { onRequestAsyncHookHandler } from 'fastify';
+import type { ErrorResponder } from './error-response.ts';
+import type { FixedWindowLimiter } from './fixed-window-limiter.ts';
+import { limiterKey, setRateLimitHeaders } from './rate-limit.ts';
+
+export const PREMIUM_REQUIRED_MESSAGE =
+  'An active premium subscription is required to use the API. Renew the premium subscription to restore access.';
+
+export function createPremiumHook(limiter: FixedWindowLimiter, responder: ErrorResponder): onRequestAsyncHookHandler {
+  return async function premium(request, reply) {
+    const account = request.account;
+    if (account === null || account.premium) return;
+    // An authenticated response carries the rate-limit headers; a refusal here spends no hit.
+    setRateLimitHeaders(reply, limiter.peek(limiterKey(account.id)));
+    return responder.send(request, reply, 403, { message: PREMIUM_REQUIRED_MESSAGE });
+  };
+}

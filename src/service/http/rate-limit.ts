@@ -1,0 +1,41 @@
+// Rate limit per API key (DESIGN.md step 4): 30 requests per fixed 60 s window. Every response
+// to an authenticated request carries X-RateLimit-Limit and X-RateLimit-Remaining; a refusal is
+// 429 {"message":"Too Many Attempts."} with Retry-After (s) and X-RateLimit-Reset (Unix s).
+// Keyed by account: an account holds one active key, and rotating the key does not reset it.
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { ErrorResponder } from './error-response.ts';
+import { MESSAGES } from './error-response.ts';
+import type { FixedWindowLimiter, LimiterState } from './fixed-window-limiter.ts';
+import type { Clock } from './options.ts';
+
+export function setRateLimitHeaders(reply: FastifyReply, state: LimiterState): void {
+  reply.header('X-RateLimit-Limit', state.limit);
+  reply.header('X-RateLimit-Remaining', state.remaining);
+}
+
+/** Answers 429 for a refused hit, with the retry headers. */
+export function sendTooManyAttempts(
+  request: FastifyRequest, reply: FastifyReply, responder: ErrorResponder, state: LimiterState, now: Clock,
+): FastifyReply {
+  const retryAfter = Math.max(1, Math.ceil((state.resetAt - now()) / 1000));
+  reply.header('Retry-After', retryAfter);
+  reply.header('X-RateLimit-Reset', Math.ceil(state.resetAt / 1000));
+  return responder.send(request, reply, 429, { message: MESSAGES.tooManyAttempts });
+}
+
+export function limiterKey(accountId: number): string {
+  return String(accountId);
+}
+
+/** Runs after authentication and the premium check: counts the request, or refuses it. */
+export function createRateLimitHook(
+  limiter: FixedWindowLimiter, responder: ErrorResponder, now: Clock,
+): onRequestAsyncHookHandler {
+  return async function rateLimit(request, reply) {
+    const account = request.account;
+    if (account === null) return;
+    const state = limiter.hit(limiterKey(account.id));
+    setRateLimitHeaders(reply, state);
+    if (!state.allowed) return sendTooManyAttempts(request, reply, responder, state, now);
+  };
+}

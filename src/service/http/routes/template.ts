@@ -1,0 +1,27 @@
+// GET /template and PUT /template.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { StyleOperations } from '../../types.ts';
+import { callerOf } from '../authentication.ts';
+import { jsonObjectBody, positiveIntegerParam } from '../request-input.ts';
+
+export const TEMPLATE_UPDATED_MESSAGE = 'Template settings updated.';
+
+function presetIdQuery(request: FastifyRequest): number | undefined {
+  return positiveIntegerParam('preset_id', (request.query as Record<string, unknown>).preset_id);
+}
+
+export function registerTemplateRoutes(app: FastifyInstance, operations: StyleOperations): void {
+  app.get('/template', async (request) => {
+    const data = await operations.getTemplate(callerOf(request).id, presetIdQuery(request));
+    return { data };
+  });
+
+  app.put('/template', async (request) => {
+    let body = jsonObjectBody(request.body);
+    // Like the reference service's merged input: a query preset_id counts when the body has none.
+    const queryPresetId = presetIdQuery(request);
+    if (queryPresetId !== undefined && !Object.hasOwn(body, 'preset_id')) body = { ...body, preset_id: queryPresetId };
+    const data = await operations.updateTemplate(callerOf(request).id, body);
+    return { message: TEMPLATE_UPDATED_MESSAGE, data };
+  });
+}

@@ -1,0 +1,94 @@
+// GET /template and PUT /template (DESIGN.md "Overlays (presets) and the template read").
+import { emitAfterCommit } from '../service-context.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { templateSettingsView } from '../overlay-settings.ts';
+import { validateSettingsValues } from '../settings/validate-values.ts';
+import type { OverlayRecord } from '../store/records.ts';
+import type { FieldErrors, Scope, TemplateSettingsView, TemplateUpdateResult } from '../types.ts';
+import { validationError } from '../types.ts';
+import {
+  notFound, positiveId, readPresetIdField, readScopeField, readValuesField, requestBody, throwIfErrors,
+} from '../request-fields.ts';
+import { applyValuesPatch, sameValues } from '../values-patch.ts';
+
+export const OVERLAY_NOT_FOUND = 'Overlay not found.';
+export const NO_DEFAULT_OVERLAY = 'The account has no default overlay.';
+
+/** The overlay id to look up: null for the default one; 404 for an id no overlay can have. */
+function lookupId(presetId: unknown): number | null {
+  if (presetId === undefined || presetId === null) return null;
+  const id = positiveId(presetId);
+  if (id === undefined) throw notFound(OVERLAY_NOT_FOUND);
+  return id;
+}
+
+/** The scope error of a PUT on this overlay, naming the scope to use; null when it fits. */
+export function scopeMismatch(scope: Scope, overlay: OverlayRecord): string | null {
+  if (overlay.syncSourceId === null && scope !== 'independent') {
+    return `The scope ${scope} needs an overlay with a sync source, and overlay ${overlay.id} has none. Use the scope independent.`;
+  }
+  if (overlay.syncSourceId !== null && scope === 'independent') {
+    return `Overlay ${overlay.id} is synced to overlay ${overlay.syncSourceId}, so the scope independent does not apply. `
+      + 'Use the scope override (this overlay\'s own overrides) or source (the sync source\'s values).';
+  }
+  return null;
+}
+
+export function createTemplateOperations(context: ServiceContext) {
+  const { store, templates } = context;
+
+  async function getTemplate(accountId: number, presetId?: number): Promise<TemplateSettingsView> {
+    const id = lookupId(presetId);
+    const found = await store.findOverlayWithSource(accountId, id);
+    if (found === null) throw notFound(id === null ? NO_DEFAULT_OVERLAY : OVERLAY_NOT_FOUND);
+    return templateSettingsView(templates.byId(found.overlay.templateId), found.overlay, found.source);
+  }
+
+  async function updateTemplate(accountId: number, body: unknown): Promise<TemplateUpdateResult> {
+    const input = requestBody(body);
+    const errors: FieldErrors = {};
+    const scope = readScopeField(input, errors);
+    const rawValues = readValuesField(input, errors);
+    const presetId = readPresetIdField(input, errors);
+    throwIfErrors(errors);
+
+    return store.transaction(async (tx) => {
+      const id = lookupId(presetId);
+      const found = await tx.findOverlayWithSource(accountId, id);
+      if (found === null) throw notFound(id === null ? NO_DEFAULT_OVERLAY : OVERLAY_NOT_FOUND);
+      const { overlay, source } = found;
+      const template = templates.byId(overlay.templateId);
+
+      const refusals: FieldErrors = {};
+      const mismatch = scopeMismatch(scope!, overlay);
+      if (mismatch !== null) refusals.scope = [mismatch];
+      const validated = validateSettingsValues(template, rawValues, { allowNull: true });
+      Object.assign(refusals, validated.errors);
+      if (Object.keys(refusals).length > 0) throw validationError(refusals);
+
+      // `source` writes the sync source; the other two write this overlay.
+      const target = scope === 'source' ? source! : overlay;
+      const values = applyValuesPatch(target.values, validated.values);
+      if (!sameValues(values, target.values)) {
+        await tx.updateOverlay(target.id, { values });
+        // Overrides touch only this overlay; a source's values reach every overlay synced to it.
+        const changed = scope === 'override' ? [overlay.id] : [target.id, ...await tx.listOverlayIdsSyncedTo(target.id)];
+        await tx.bumpOverlayVersions(changed);
+        emitAfterCommit(context, tx, { type: 'overlay-changed', overlayIds: changed });
+      }
+
+      const view = scope === 'source'
+        ? templateSettingsView(template, overlay, { ...source!, values })
+        : templateSettingsView(template, { ...overlay, values }, source);
+      return {
+        settings_values: view.settings_values,
+        source_values: view.source_values,
+        override_values: view.override_values,
+        scope: scope!,
+        preset_id: overlay.id,
+      };
+    });
+  }
+
+  return { getTemplate, updateTemplate };
+}

@@ -1,0 +1,152 @@
+// Viewers, for the host and the seed: sign-in (the bot sees them), purchases, picking a skin,
+// and which skin a chatter's message renders with.
+import { emitAfterCommit } from '../service-context.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { isUsableSkin } from '../skin-settings.ts';
+import type { SkinRecord } from '../store/records.ts';
+import type { Role, Viewer } from '../types.ts';
+import { ROLES, ServiceError, validationError } from '../types.ts';
+import { notFound } from '../request-fields.ts';
+import { VIEWER_NOT_FOUND, findViewerByIdentifier } from '../viewer-lookup.ts';
+import { normalizeLogin, normalizeTwitchUserId } from './account-admin.ts';
+import { SKIN_NOT_FOUND } from './skin-operations.ts';
+import { skinSummary } from './skin-admin.ts';
+import type { SkinSummary } from './skin-admin.ts';
+import { SKIN_INACTIVE } from './viewer-skin-operations.ts';
+
+export interface ViewerSignIn {
+  twitchUserId: string;
+  /** The current login (any case; stored lowercase). */
+  login: string;
+  /** Left as it is when undefined. */
+  displayName?: string | null;
+}
+
+/** What a purchase did: a new entitlement, an API grant turned into a purchase, or nothing. */
+export type PurchaseOutcome = 'created' | 'upgraded' | 'unchanged';
+
+export function createViewerAdmin(context: ServiceContext) {
+  const { store, templates } = context;
+
+  /**
+   * Creates or refreshes a viewer by Twitch user id. A rename updates the login; a login now
+   * held by this user is taken from any stale row that still had it.
+   */
+  async function registerViewer(input: ViewerSignIn): Promise<Viewer> {
+    const twitchUserId = normalizeTwitchUserId(input.twitchUserId);
+    const login = normalizeLogin(input.login, 'twitch_username');
+    const displayName = input.displayName === undefined ? undefined : checkDisplayName(input.displayName);
+    return store.transaction(async (tx) => {
+      const holder = await tx.findViewerByLogin(login);
+      if (holder !== null && holder.twitchUserId !== twitchUserId) await tx.updateViewer(holder.id, { twitchUsername: null });
+      const existing = await tx.findViewerByTwitchUserId(twitchUserId);
+      if (existing === null) return tx.insertViewer({ twitchUserId, twitchUsername: login, displayName: displayName ?? null });
+      const patch: { twitchUsername?: string; displayName?: string | null } = {};
+      if (existing.twitchUsername !== login) patch.twitchUsername = login;
+      if (displayName !== undefined && existing.displayName !== displayName) patch.displayName = displayName;
+      if (Object.keys(patch).length > 0) await tx.updateViewer(existing.id, patch);
+      return { ...existing, ...patch };
+    });
+  }
+
+  /** By path-style identifier: all digits -> user id first, then login; otherwise login, any case. */
+  async function findViewer(identifier: string): Promise<Viewer | null> {
+    return findViewerByIdentifier(store, typeof identifier === 'string' ? identifier : '');
+  }
+
+  async function getViewer(viewerId: number): Promise<Viewer | null> {
+    return store.findViewerById(viewerId);
+  }
+
+  /** A real purchase on the channel. Turns an API grant of the same skin into a purchase. */
+  async function recordPurchase(accountId: number, viewerId: number, skinId: number): Promise<PurchaseOutcome> {
+    return store.transaction(async (tx) => {
+      if (await tx.findViewerById(viewerId) === null) throw notFound(VIEWER_NOT_FOUND);
+      const skin = await tx.findSkin(skinId);
+      if (!isUsableSkin(skin, accountId)) throw notFound(SKIN_NOT_FOUND);
+      if (!skin.isActive) throw validationError({ skin_id: [SKIN_INACTIVE] });
+      if (skin.availability === 'exclusive') throw validationError({ skin_id: ['An exclusive skin is granted, never sold.'] });
+      const held = await tx.findEntitlement(accountId, viewerId, skin.id);
+      if (held === null) {
+        await tx.insertEntitlement({ accountId, viewerId, skinId: skin.id, source: 'purchase' });
+        return 'created';
+      }
+      if (held.source === 'purchase') return 'unchanged';
+      await tx.setEntitlementSource(held.id, 'purchase');
+      return 'upgraded';
+    });
+  }
+
+  /**
+   * The viewer's skin on the channel (null clears it). A viewer may pick an active skin of the
+   * channel (own or global) that is free or that they hold. Returns whether anything changed.
+   */
+  async function pickSkin(accountId: number, viewerId: number, skinId: number | null): Promise<boolean> {
+    return store.transaction(async (tx) => {
+      if (await tx.findViewerById(viewerId) === null) throw notFound(VIEWER_NOT_FOUND);
+      if (skinId !== null) {
+        const skin = await tx.findSkin(skinId);
+        if (!isUsableSkin(skin, accountId)) throw notFound(SKIN_NOT_FOUND);
+        if (!skin.isActive) throw validationError({ skin_id: [SKIN_INACTIVE] });
+        if (skin.availability !== 'free' && await tx.findEntitlement(accountId, viewerId, skin.id) === null) {
+          throw new ServiceError(403, `The viewer does not hold the skin "${skin.name}" on this channel.`);
+        }
+      }
+      if (await tx.findSkinPick(accountId, viewerId) === skinId) return false;
+      await tx.setSkinPick(accountId, viewerId, skinId);
+      const overlayIds = (await tx.listOverlays(accountId)).map((o) => o.id);
+      await tx.bumpOverlayVersions(overlayIds);
+      emitAfterCommit(context, tx, { type: 'viewer-skin-changed', accountId, viewerId, overlayIds });
+      return true;
+    });
+  }
+
+  /** Active skins the viewer may pick on the channel: free ones and those they hold, by id. */
+  async function listPickableSkins(accountId: number, viewerId: number): Promise<SkinSummary[]> {
+    return store.read(async (reader) => {
+      const channel = [...await reader.listAccountSkins(accountId), ...await reader.listGlobalSkins()];
+      const held = new Set((await reader.listEntitledSkins(accountId, viewerId)).map((s) => s.id));
+      return channel
+        .filter((skin) => skin.isActive && (skin.availability === 'free' || held.has(skin.id)))
+        .sort((a, b) => a.id - b.id)
+        .map((skin) => skinSummary(templates.byId(skin.templateId), skin));
+    });
+  }
+
+  /**
+   * The skin a chatter's messages render with on the channel: their own pick, else the skin of
+   * their highest role (broadcaster, moderator, vip, subscriber); only active skins, and only
+   * of `templateId` when given. null for none.
+   */
+  async function getViewerSkinForRoles(
+    accountId: number, twitchUserId: string | null, roles: readonly Role[], templateId?: number,
+  ): Promise<SkinSummary | null> {
+    return store.read(async (reader) => {
+      const fits = (skin: SkinRecord | null): skin is SkinRecord =>
+        isUsableSkin(skin, accountId) && skin.isActive && (templateId === undefined || skin.templateId === templateId);
+      if (twitchUserId !== null) {
+        const viewer = await reader.findViewerByTwitchUserId(twitchUserId);
+        const picked = viewer === null ? null : await reader.findSkinPick(accountId, viewer.id);
+        const skin = picked === null ? null : await reader.findSkin(picked);
+        if (fits(skin)) return skinSummary(templates.byId(skin.templateId), skin);
+      }
+      const assigned = new Map((await reader.listSkinRoles(accountId)).map((r) => [r.role, r.skinId]));
+      for (const role of ROLES) {
+        const skinId = roles.includes(role) ? assigned.get(role) : undefined;
+        const skin = skinId === undefined ? null : await reader.findSkin(skinId);
+        if (fits(skin)) return skinSummary(templates.byId(skin.templateId), skin);
+      }
+      return null;
+    });
+  }
+
+  return { registerViewer, findViewer, getViewer, recordPurchase, pickSkin, listPickableSkins, getViewerSkinForRoles };
+}
+
+function checkDisplayName(displayName: unknown): string | null {
+  if (displayName === null) return null;
+  if (typeof displayName !== 'string' || displayName.length > 100) {
+    throw validationError({ display_name: ['The display name must be a string of at most 100 characters, or null.'] });
+  }
+  return displayName;
+}

@@ -1,0 +1,408 @@
+// The live push gateway (docs/push.md): overlay pages connect over WebSocket with their
+// overlay's token, get a snapshot of the style, then updates after every committed change that
+// affects them and the channel's chat events, each frame with the overlay's next version.
+//
+// Per overlay the gateway keeps one channel: its sockets, its version counter and a queue of
+// style reads. Style reads run one at a time per overlay, and every change or newcomer that
+// arrives while a read is queued joins it; every read serves both the update to connected sockets and the
+// snapshot to sockets that joined meanwhile. A socket that joins while the stored overlay
+// version still matches the last read gets that read's snapshot without a new one. Frames are
+// serialized and encoded once per overlay and the same bytes go to each of its sockets.
+//
+// Bounds: a socket whose unsent bytes would pass `maxBufferedBytes` gets no more chat
+// messages (it sees the version gap and resyncs once it catches up); a frame that may not be
+// dropped (style, moderation) closes it with 4008 instead. Pings every `heartbeatMs` end
+// sockets that did not answer the previous one.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { RawData } from 'ws';
+import type { ChatEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
+import { CLOSE_CODES } from './protocol.ts';
+import type { PushSource, PushSourceEvent } from './push-source.ts';
+
+export interface PushGatewayOptions {
+  /** Ping and heartbeat interval. Default 30 000 ms. */
+  heartbeatMs?: number;
+  /** Unsent bytes allowed per socket before chat is dropped / the socket is closed. Default 1 MiB. */
+  maxBufferedBytes?: number;
+  /** How long a socket closed for being slow may take to say goodbye before it is cut. Default 5 000 ms. */
+  closeGraceMs?: number;
+  /** Page options sent with every snapshot. */
+  page?: Partial<Omit<OverlayPageOptions, 'heartbeatMs'>>;
+  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+export interface PushGatewayStats {
+  overlays: number;
+  sockets: number;
+  /** Chat message frames not sent because a socket's buffer was full. */
+  droppedFrames: number;
+  /** Sockets closed with 4008. */
+  slowClosed: number;
+  /** Sockets terminated for not answering a ping. */
+  deadTerminated: number;
+  /** Largest bufferedAmount seen right after a send. */
+  maxBufferedSeen: number;
+  /** Style reads made (each serves an update and/or the snapshots of sockets that joined meanwhile). */
+  styleReads: number;
+}
+
+export interface PushGateway {
+  /** Handles an HTTP upgrade if its path is an overlay socket path; false when the path is not ours. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Sends a chat event to every overlay of the account. */
+  pushChatEvent(accountId: number, event: ChatEvent): void;
+  stats(): PushGatewayStats;
+  /** Closes every socket (1001) and stops listening to the service. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PAGE_OPTIONS: Omit<OverlayPageOptions, 'heartbeatMs'> = Object.freeze({
+  maxMessages: 50,
+  emoteBaseUrl: 'https://static-cdn.jtvnw.net/emoticons/v2',
+  fontStylesheetBaseUrl: 'https://fonts.googleapis.com/css2',
+});
+export const DEFAULT_HEARTBEAT_MS = 30_000;
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** `/overlay/<token>/ws`, query string ignored. */
+const SOCKET_PATH = /^\/overlay\/([^/?#]{1,200})\/ws(?:\?.*)?$/;
+/** Longest a shutdown waits for a socket's close handshake. */
+const SHUTDOWN_GRACE_MS = 1_000;
+/** Largest frame a page may send (only `{"type":"resync"}` is defined). */
+const MAX_CLIENT_FRAME_BYTES = 1024;
+
+interface Client {
+  socket: WebSocket;
+  channel: Channel;
+  /** Has had its snapshot; frames before that are covered by the snapshot. */
+  ready: boolean;
+  /** Answered the last ping. */
+  alive: boolean;
+}
+
+interface PendingRead {
+  causes: Set<UpdateCause>;
+  newcomers: Client[];
+}
+
+/** The last style read of an overlay, reusable while the stored overlay version is unchanged. */
+interface StyleCache {
+  storeVersion: number;
+  /** `"overlay":…,"style":…` of a snapshot frame. */
+  body: string;
+}
+
+interface Channel {
+  overlayId: number;
+  accountId: number;
+  version: number;
+  clients: Set<Client>;
+  /** Style reads of this overlay, one at a time. */
+  queue: Promise<void>;
+  /** The read queued but not yet started, which later events join. */
+  pending: PendingRead | null;
+  /** Reads queued or running. */
+  reads: number;
+  /** Refilled by every read; used only while no read is queued and the stored version matches. */
+  cache: StyleCache | null;
+}
+
+export function createPushGateway(source: PushSource, options: PushGatewayOptions = {}): PushGateway {
+  const heartbeatMs = positive('heartbeatMs', options.heartbeatMs, DEFAULT_HEARTBEAT_MS);
+  const maxBufferedBytes = positive('maxBufferedBytes', options.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES);
+  const closeGraceMs = positive('closeGraceMs', options.closeGraceMs, 5_000);
+  const pageOptions: OverlayPageOptions = { ...DEFAULT_PAGE_OPTIONS, ...options.page, heartbeatMs };
+  const pageOptionsJson = JSON.stringify(pageOptions);
+  const logger = options.logger;
+  const stats = { droppedFrames: 0, slowClosed: 0, deadTerminated: 0, maxBufferedSeen: 0, styleReads: 0 };
+
+  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false });
+  const channels = new Map<number, Channel>();
+  const channelsByAccount = new Map<number, Set<Channel>>();
+  /** Last version each overlay reached, so a channel made again continues from it. */
+  const lastVersions = new Map<number, number>();
+  let closed = false;
+
+  const unsubscribe = source.subscribe((event) => onServiceEvent(event));
+  const heartbeat = setInterval(beat, heartbeatMs);
+  heartbeat.unref();
+
+  function onServiceEvent(event: PushSourceEvent): void {
+    switch (event.type) {
+      case 'overlay-changed':
+        for (const id of event.overlayIds) scheduleRead(channels.get(id), 'template');
+        break;
+      case 'skin-changed':
+        for (const id of event.overlayIds) scheduleRead(channels.get(id), 'skin');
+        break;
+      case 'viewer-skin-changed':
+        for (const id of event.overlayIds) scheduleRead(channels.get(id), 'viewer-skin');
+        break;
+    }
+  }
+
+  function handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const match = SOCKET_PATH.exec(request.url ?? '');
+    if (match === null) return false;
+    socket.on('error', () => socket.destroy());
+    let token: string;
+    try {
+      token = decodeURIComponent(match[1]!);
+    } catch {
+      refuseUpgrade(socket, 404, 'Unknown overlay token.');
+      return true;
+    }
+    if (closed) {
+      refuseUpgrade(socket, 503, 'Shutting down.');
+      return true;
+    }
+    let upgraded = false;
+    Promise.resolve(source.findOverlayByToken(token)).then((overlay) => {
+      if (overlay == null) {
+        refuseUpgrade(socket, 404, 'Unknown overlay token.');
+        return;
+      }
+      if (closed || socket.destroyed) {
+        socket.destroy();
+        return;
+      }
+      server.handleUpgrade(request, socket, head, (ws) => {
+        upgraded = true;
+        accept(ws, overlay.id, overlay.accountId, overlay.version);
+      });
+    }).catch((error: unknown) => {
+      logger?.error({ err: error }, 'overlay socket upgrade failed');
+      if (upgraded) socket.destroy();
+      else refuseUpgrade(socket, 500, 'Server error.');
+    });
+    return true;
+  }
+
+  function accept(socket: WebSocket, overlayId: number, accountId: number, storeVersion: number | undefined): void {
+    const channel = channelFor(overlayId, accountId);
+    const client: Client = { socket, channel, ready: false, alive: true };
+    channel.clients.add(client);
+    socket.on('pong', () => { client.alive = true; });
+    socket.on('message', (data, isBinary) => onClientFrame(client, data, isBinary));
+    socket.on('error', () => { /* 'close' follows and cleans up */ });
+    socket.on('close', () => leave(client));
+    // The token lookup just read the stored version: if the last read is of that version and
+    // nothing is queued, it is still the overlay's style.
+    const cache = channel.cache;
+    if (cache !== null && channel.reads === 0 && storeVersion !== undefined && cache.storeVersion === storeVersion) {
+      if (sendOrClose(client, encode(snapshotFrame(channel.version, cache.body)))) client.ready = true;
+      return;
+    }
+    scheduleRead(channel, null, client);
+  }
+
+  function onClientFrame(client: Client, data: RawData, isBinary: boolean): void {
+    let frame: unknown;
+    try {
+      frame = isBinary ? undefined : JSON.parse(data.toString());
+    } catch {
+      frame = undefined;
+    }
+    if (typeof frame === 'object' && frame !== null && (frame as { type?: unknown }).type === 'resync') {
+      // A client already waiting for its snapshot gets just that one.
+      if (client.ready) {
+        client.ready = false;
+        scheduleRead(client.channel, null, client);
+      }
+      return;
+    }
+    client.socket.close(CLOSE_CODES.badFrame, 'Unknown frame; the only client frame is {"type":"resync"}.');
+  }
+
+  function channelFor(overlayId: number, accountId: number): Channel {
+    let channel = channels.get(overlayId);
+    if (channel === undefined) {
+      channel = {
+        overlayId, accountId, version: lastVersions.get(overlayId) ?? 0,
+        clients: new Set(), queue: Promise.resolve(), pending: null, reads: 0, cache: null,
+      };
+      channels.set(overlayId, channel);
+      const forAccount = channelsByAccount.get(accountId) ?? new Set<Channel>();
+      forAccount.add(channel);
+      channelsByAccount.set(accountId, forAccount);
+    }
+    return channel;
+  }
+
+  function leave(client: Client): void {
+    const { channel } = client;
+    channel.clients.delete(client);
+    if (channel.clients.size > 0 || channels.get(channel.overlayId) !== channel) return;
+    lastVersions.set(channel.overlayId, channel.version);
+    channels.delete(channel.overlayId);
+    const forAccount = channelsByAccount.get(channel.accountId);
+    forAccount?.delete(channel);
+    if (forAccount?.size === 0) channelsByAccount.delete(channel.accountId);
+  }
+
+  /** Queues a style read of the channel's overlay for an update (`cause`) and/or a snapshot (`newcomer`). */
+  function scheduleRead(channel: Channel | undefined, cause: UpdateCause | null, newcomer?: Client): void {
+    if (channel === undefined || closed) return;
+    if (channel.pending === null) {
+      const pending: PendingRead = { causes: new Set(), newcomers: [] };
+      channel.pending = pending;
+      channel.reads++;
+      // One turn of the event loop first, so every socket that connects and every event that
+      // arrives in the same I/O phase joins this read (a reconnect storm makes a few reads, not one each).
+      channel.queue = channel.queue.then(nextTurn).then(() => readAndSend(channel, pending)).catch((error: unknown) => {
+        logger?.error({ err: error, overlayId: channel.overlayId }, 'overlay push failed');
+      }).finally(() => { channel.reads--; });
+    }
+    if (cause !== null) channel.pending.causes.add(cause);
+    if (newcomer !== undefined) channel.pending.newcomers.push(newcomer);
+  }
+
+  async function readAndSend(channel: Channel, pending: PendingRead): Promise<void> {
+    if (channel.pending === pending) channel.pending = null;
+    stats.styleReads++;
+    const read = await source.readOverlayStyle(channel.overlayId);
+    if (read === null) {
+      for (const client of channel.clients) client.socket.close(CLOSE_CODES.overlayGone, 'The overlay no longer exists.');
+      return;
+    }
+    const styleJson = JSON.stringify(read.style satisfies OverlayStyle);
+    const body = `"overlay":${JSON.stringify(read.overlay)},"style":${styleJson}`;
+    if (read.version !== undefined) channel.cache = { storeVersion: read.version, body };
+    if (pending.causes.size > 0) {
+      channel.version++;
+      const frame = encode(`{"type":"update","version":${channel.version},"causes":${JSON.stringify([...pending.causes])},"style":${styleJson}}`);
+      for (const client of channel.clients) {
+        if (client.ready) sendOrClose(client, frame);
+      }
+    }
+    const newcomers = pending.newcomers.filter((c) => c.socket.readyState === WebSocket.OPEN);
+    if (newcomers.length === 0) return;
+    const snapshot = encode(snapshotFrame(channel.version, body));
+    for (const client of newcomers) {
+      if (sendOrClose(client, snapshot)) client.ready = true;
+    }
+  }
+
+  function snapshotFrame(version: number, body: string): string {
+    return `{"type":"snapshot","version":${version},${body},"options":${pageOptionsJson}}`;
+  }
+
+  function pushChatEvent(accountId: number, event: ChatEvent): void {
+    const eventJson = JSON.stringify(event);
+    // Only plain messages may be dropped: a missed removal would leave removed text on stream.
+    const droppable = event.type === 'message';
+    for (const channel of channelsByAccount.get(accountId) ?? []) {
+      channel.version++;
+      const frame = encode(`{"type":"chat","version":${channel.version},"event":${eventJson}}`);
+      for (const client of channel.clients) {
+        if (!client.ready) continue;
+        if (droppable) sendOrDrop(client, frame);
+        else sendOrClose(client, frame);
+      }
+    }
+  }
+
+  function fits(client: Client, frame: Buffer): boolean {
+    return client.socket.bufferedAmount + frame.byteLength <= maxBufferedBytes;
+  }
+
+  function send(client: Client, frame: Buffer): void {
+    client.socket.send(frame, TEXT_FRAME);
+    const buffered = client.socket.bufferedAmount;
+    if (buffered > stats.maxBufferedSeen) stats.maxBufferedSeen = buffered;
+  }
+
+  function sendOrDrop(client: Client, frame: Buffer): void {
+    if (client.socket.readyState !== WebSocket.OPEN) return;
+    if (fits(client, frame)) send(client, frame);
+    else stats.droppedFrames++;
+  }
+
+  /** Sends a frame that may not be lost; a socket it does not fit is closed (4008). */
+  function sendOrClose(client: Client, frame: Buffer): boolean {
+    if (client.socket.readyState !== WebSocket.OPEN) return false;
+    if (fits(client, frame)) {
+      send(client, frame);
+      return true;
+    }
+    stats.slowClosed++;
+    client.ready = false;
+    client.socket.close(CLOSE_CODES.tooSlow, 'Reading too slowly; reconnect for a fresh snapshot.');
+    // The close frame waits behind the unread bytes; do not wait for it for long.
+    setTimeout(() => client.socket.terminate(), closeGraceMs).unref();
+    return false;
+  }
+
+  function beat(): void {
+    for (const channel of channels.values()) {
+      const frame = encode(`{"type":"heartbeat","version":${channel.version}}`);
+      for (const client of channel.clients) {
+        if (!client.alive) {
+          stats.deadTerminated++;
+          client.socket.terminate();
+          continue;
+        }
+        client.alive = false;
+        client.socket.ping();
+        if (client.ready) sendOrDrop(client, frame);
+      }
+    }
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    unsubscribe();
+    const closing: Promise<void>[] = [];
+    for (const channel of channels.values()) {
+      for (const client of channel.clients) {
+        closing.push(new Promise((resolve) => client.socket.once('close', () => resolve())));
+        client.socket.close(CLOSE_CODES.goingAway, 'Server shutting down.');
+        setTimeout(() => client.socket.terminate(), Math.min(closeGraceMs, SHUTDOWN_GRACE_MS)).unref();
+      }
+    }
+    await Promise.all(closing);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  return {
+    handleUpgrade,
+    pushChatEvent,
+    stats: () => ({
+      overlays: channels.size,
+      sockets: [...channels.values()].reduce((n, c) => n + c.clients.size, 0),
+      ...stats,
+    }),
+    close,
+  };
+}
+
+/**
+ * Frames are encoded once and the same bytes go to every socket of the overlay (sending a
+ * string would encode it again per socket).
+ */
+function encode(frame: string): Buffer {
+  return Buffer.from(frame, 'utf8');
+}
+
+const TEXT_FRAME = Object.freeze({ binary: false });
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+  const reason = status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Internal Server Error';
+  if (!socket.destroyed) {
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+  }
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`Push gateway option ${name} must be a positive number, got ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,91 @@
+// Rows as the store hands them out: plain objects, camelCase, JSON columns already parsed.
+// The service turns these into the spec's response shapes; nothing here is an HTTP shape.
+import type { SettingValue } from '../settings/catalog.ts';
+import type { Account, Availability, EntitlementSource, Role, Viewer } from '../types.ts';
+
+/** Stored setting values of an overlay or a skin: key -> normalised value. */
+export type StoredValues = Record<string, SettingValue>;
+
+export type AccountRecord = Account;
+
+export interface ApiKeyRecord {
+  id: number;
+  accountId: number;
+  /** The first characters of the token, for telling keys apart; never enough to use it. */
+  prefix: string;
+  /** SHA-256 of the whole token. */
+  hash: Uint8Array;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface TemplateRecord {
+  id: number;
+  slug: string;
+  name: string;
+  description: string;
+}
+
+export interface OverlayRecord {
+  id: number;
+  accountId: number;
+  name: string;
+  templateId: number;
+  isDefault: boolean;
+  syncSourceId: number | null;
+  /** Independent values, or the overrides on top of the sync source when it has one. */
+  values: StoredValues;
+  /** Unguessable; names the overlay in its browser-source URL and push socket. */
+  token: string;
+  /** Bumped by every change that alters what the overlay shows. */
+  version: number;
+}
+
+export interface SkinRecord {
+  id: number;
+  /** null for a global platform skin. */
+  accountId: number | null;
+  templateId: number;
+  slug: string;
+  name: string;
+  description: string;
+  availability: Availability;
+  isActive: boolean;
+  /** Only the keys whose value differs from the template default. */
+  overrides: StoredValues;
+  version: number;
+}
+
+export type ViewerRecord = Viewer;
+
+export interface EntitlementRecord {
+  id: number;
+  accountId: number;
+  viewerId: number;
+  skinId: number;
+  source: EntitlementSource;
+  createdAt: string;
+}
+
+export interface SkinRoleRecord {
+  accountId: number;
+  role: Role;
+  skinId: number;
+}
+
+export interface ViewerSkinPickRecord {
+  accountId: number;
+  viewerId: number;
+  /** The viewer's Twitch user id, which the overlay keys picks by. */
+  twitchUserId: string;
+  skinId: number;
+}
+
+export interface RedemptionRecord {
+  id: string;
+  accountId: number;
+  rewardId: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+}

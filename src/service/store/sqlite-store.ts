@@ -1,0 +1,237 @@
+// The Store on node:sqlite (DatabaseSync): WAL, an explicit `synchronous` level, a busy timeout,
+// foreign keys on, prepared statements cached, migrations applied at open.
+//
+// One connection serves the whole process. A transaction holds the connection from BEGIN to
+// COMMIT, also while its callback awaits, so other callers queue on a lock meanwhile. Nested
+// calls (a service write inside the seed's transaction) are found through AsyncLocalStorage and
+// run as savepoints of the enclosing transaction instead of deadlocking on that lock.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { migrate } from './migrations.ts';
+import { SqliteQueries, WRITE_METHODS } from './sqlite-queries.ts';
+import type { Store, StoreReader, StoreTransaction } from './store.ts';
+import { TurnLock } from './turn-lock.ts';
+
+export type SynchronousLevel = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+export const SYNCHRONOUS_LEVELS: readonly SynchronousLevel[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
+export interface SqliteStoreOptions {
+  /** Database file (its folder is created), or `:memory:`. */
+  path: string;
+  /**
+   * PRAGMA synchronous. Default FULL: with WAL, NORMAL may lose the last acknowledged writes
+   * on power loss, and an answered write must survive.
+   */
+  synchronous?: SynchronousLevel;
+  /** How long a statement waits for another process's lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+export interface SqliteConnectionSettings {
+  journalMode: string;
+  synchronous: SynchronousLevel;
+  foreignKeys: boolean;
+  busyTimeoutMs: number;
+}
+
+export interface SqliteStore extends Store {
+  /** The database file path (or `:memory:`). */
+  readonly location: string;
+  /** The pragmas in force on this store's connection, read back from SQLite (for diagnostics). */
+  connectionSettings(): SqliteConnectionSettings;
+}
+
+/** Where a transaction (or one of its savepoints) stands; kept in AsyncLocalStorage. */
+interface Frame {
+  open: boolean;
+  readOnly: boolean;
+  depth: number;
+  afterCommit: Array<() => void>;
+  /** Serialises savepoints opened inside this frame. */
+  children: TurnLock;
+}
+
+const METHOD_NAMES: readonly string[] = Object.getOwnPropertyNames(SqliteQueries.prototype)
+  .filter((name) => name !== 'constructor');
+const READ_METHOD_NAMES = METHOD_NAMES.filter((name) => !WRITE_METHODS.has(name));
+
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const synchronous = options.synchronous ?? 'FULL';
+  if (!SYNCHRONOUS_LEVELS.includes(synchronous)) {
+    throw new TypeError(`SQLite synchronous must be one of ${SYNCHRONOUS_LEVELS.join(', ')}, got ${String(synchronous)}`);
+  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new TypeError(`SQLite busyTimeoutMs must be a non-negative integer, got ${String(busyTimeoutMs)}`);
+  }
+  const location = options.path;
+  if (location !== ':memory:' && location !== '') mkdirSync(path.dirname(path.resolve(location)), { recursive: true });
+
+  const db = new DatabaseSync(location, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs });
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${synchronous}`);
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    db.exec('PRAGMA foreign_keys = ON');
+    migrate(db, location);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return createStore(db, location);
+}
+
+function createStore(db: DatabaseSync, location: string): SqliteStore {
+  const queries = new SqliteQueries(db);
+  const lock = new TurnLock();
+  const context = new AsyncLocalStorage<Frame>();
+  let closed = false;
+
+  const call = (name: string, args: unknown[]): unknown =>
+    (queries as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
+
+  const assertOpen = (): void => {
+    if (closed) throw new Error(`The store ${location} is closed.`);
+  };
+
+  /** The frame of the transaction we are inside, if it is still running. */
+  const currentFrame = (): Frame | undefined => {
+    const frame = context.getStore();
+    return frame?.open ? frame : undefined;
+  };
+
+  /** A view whose methods run inside `frame`, and fail once it has ended. */
+  const handleFor = (frame: Frame, names: readonly string[]): StoreTransaction => {
+    const handle: Record<string, unknown> = {};
+    for (const name of names) {
+      handle[name] = async (...args: unknown[]) => {
+        if (!frame.open) throw new Error(`Store method ${name} called on a transaction that has already ended.`);
+        if (frame.readOnly && WRITE_METHODS.has(name)) throw new Error(`Store method ${name} writes, but this is a read-only view.`);
+        return call(name, args);
+      };
+    }
+    handle.afterCommit = (callback: () => void) => {
+      if (!frame.open) throw new Error('afterCommit called on a transaction that has already ended.');
+      frame.afterCommit.push(callback);
+    };
+    return handle as unknown as StoreTransaction;
+  };
+
+  const runCallbacks = (callbacks: Array<() => void>): void => {
+    // Outside the transaction's context, so a listener that reads or writes starts afresh.
+    context.exit(() => {
+      for (const callback of callbacks) {
+        try {
+          callback();
+        } catch (error) {
+          // The write has committed; a failing listener must not turn it into an error.
+          process.emitWarning(`afterCommit callback failed: ${(error as Error).stack ?? String(error)}`);
+        }
+      }
+    });
+  };
+
+  async function outermost<T>(readOnly: boolean, fn: (frame: Frame) => Promise<T>): Promise<T> {
+    assertOpen();
+    const release = await lock.acquire();
+    const frame: Frame = { open: true, readOnly, depth: 0, afterCommit: [], children: new TurnLock() };
+    let result: T;
+    try {
+      assertOpen();
+      db.exec(readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      try {
+        result = await context.run(frame, () => fn(frame));
+        frame.open = false;
+        db.exec('COMMIT');
+      } catch (error) {
+        frame.open = false;
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      release();
+    }
+    runCallbacks(frame.afterCommit);
+    return result;
+  }
+
+  async function nested<T>(parent: Frame, readOnly: boolean, fn: (frame: Frame) => Promise<T>): Promise<T> {
+    if (parent.readOnly && !readOnly) throw new Error('A write transaction cannot start inside a read-only one.');
+    const release = await parent.children.acquire();
+    try {
+      if (!parent.open) throw new Error('The enclosing transaction has already ended.');
+      const frame: Frame = { open: true, readOnly: readOnly || parent.readOnly, depth: parent.depth + 1, afterCommit: [], children: new TurnLock() };
+      const savepoint = `nested_${frame.depth}`;
+      db.exec(`SAVEPOINT ${savepoint}`);
+      try {
+        const result = await context.run(frame, () => fn(frame));
+        frame.open = false;
+        db.exec(`RELEASE ${savepoint}`);
+        parent.afterCommit.push(...frame.afterCommit);
+        return result;
+      } catch (error) {
+        frame.open = false;
+        db.exec(`ROLLBACK TO ${savepoint}`);
+        db.exec(`RELEASE ${savepoint}`);
+        throw error;
+      }
+    } finally {
+      release();
+    }
+  }
+
+  const pragma = (name: string): unknown => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0];
+  const store: Record<string, unknown> = {
+    location,
+    connectionSettings(): SqliteConnectionSettings {
+      assertOpen();
+      return {
+        journalMode: String(pragma('journal_mode')),
+        synchronous: SYNCHRONOUS_LEVELS[Number(pragma('synchronous'))]!,
+        foreignKeys: pragma('foreign_keys') === 1,
+        busyTimeoutMs: Number(pragma('busy_timeout')),
+      };
+    },
+    transaction<T>(fn: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+      const parent = currentFrame();
+      const body = (frame: Frame) => fn(handleFor(frame, METHOD_NAMES));
+      return parent === undefined ? outermost(false, body) : nested(parent, false, body);
+    },
+    read<T>(fn: (reader: StoreReader) => Promise<T>): Promise<T> {
+      const parent = currentFrame();
+      // Inside a transaction the enclosing view already is consistent (and sees its own writes).
+      if (parent !== undefined) return fn(handleFor(parent, READ_METHOD_NAMES));
+      return outermost(true, (frame) => fn(handleFor(frame, READ_METHOD_NAMES)));
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      const release = await lock.acquire();
+      try {
+        closed = true;
+        db.close();
+      } finally {
+        release();
+      }
+    },
+  };
+
+  // Reads outside a transaction: one statement each, run at once unless a transaction holds the
+  // connection (then after it, so nobody sees another caller's uncommitted rows).
+  for (const name of READ_METHOD_NAMES) {
+    store[name] = async (...args: unknown[]) => {
+      assertOpen();
+      if (currentFrame() !== undefined || !lock.held) return call(name, args);
+      const release = await lock.acquire();
+      try {
+        assertOpen();
+        return call(name, args);
+      } finally {
+        release();
+      }
+    };
+  }
+  return store as unknown as SqliteStore;
+}
+

@@ -1,0 +1,465 @@
+// The HTTP client's own rules, against undici's MockAgent (status codes and headers a real
+// service only gives under load or failure) and against real sockets where the network itself
+// is the point (a server that never answers, a port nobody listens on).
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Agent, MockAgent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../../src/client/http-client.ts';
+import type { HttpClientOptions } from '../../src/client/http-client.ts';
+import { OverlayStyleError } from '../../src/client/overlay-style-error.ts';
+import { DEFAULT_USER_AGENT } from '../../src/client/user-agent.ts';
+import packageJson from '../../package.json' with { type: 'json' };
+
+const ORIGIN = 'http://overlay.test';
+const BASE_URL = `${ORIGIN}/api/v1`;
+const API_KEY = 'cs_test_0123456789abcdef';
+
+const TEMPLATE_VIEW = {
+  template_id: 1, template_name: 'Bubbles', template_slug: 'bubbles',
+  settings_values: { 'bubble.width': 400 }, source_values: { 'bubble.width': 400 }, override_values: {},
+  overridden_keys: [], sync_source_preset_id: null, preset_id: 7, preset_name: 'Main',
+};
+const UNLOCK_DATA = { twitch_username: 'viewer1', skin: { id: 3, name: 'Neon' } };
+const GRANT = { twitch_username: 'viewer1', skin_id: 3 };
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+let mockAgent: MockAgent;
+let waits: number[];
+
+function client(options: Partial<HttpClientOptions> = {}) {
+  return createHttpClient({
+    baseUrl: BASE_URL,
+    apiKey: API_KEY,
+    dispatcher: mockAgent,
+    // Records each wait instead of sleeping: the test checks what was waited, not how long it took.
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    ...options,
+  });
+}
+
+function service() {
+  return mockAgent.get(ORIGIN);
+}
+
+function calls(): number {
+  return mockAgent.getCallHistory()?.calls().length ?? 0;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<OverlayStyleError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(OverlayStyleError);
+  return error as OverlayStyleError;
+}
+
+beforeEach(() => {
+  mockAgent = new MockAgent({ enableCallHistory: true });
+  mockAgent.disableNetConnect();
+  waits = [];
+});
+
+afterEach(async () => {
+  await mockAgent.close();
+});
+
+describe('request headers', () => {
+  it('sends the bearer key, Accept JSON and the chatskin User-Agent; Content-Type only on writes', async () => {
+    const seen: Array<{ method: string; headers: Record<string, string> }> = [];
+    const update = { settings_values: {}, source_values: {}, override_values: {}, scope: 'independent', preset_id: 7 };
+    service().intercept({ path: '/api/v1/template', method: () => true }).reply<object>((opts) => {
+      seen.push({ method: opts.method, headers: opts.headers as Record<string, string> });
+      const data = opts.method === 'GET' ? { data: TEMPLATE_VIEW } : { message: 'ok', data: update };
+      return { statusCode: 200, data, responseOptions: { headers: JSON_HEADERS } };
+    }).times(2);
+
+    const overlay = client();
+    await overlay.getTemplate();
+    await overlay.updateTemplate({ scope: 'independent', values: { 'bubble.width': 300 } });
+
+    expect(DEFAULT_USER_AGENT).toBe(`chatskin/${packageJson.version}`);
+    for (const request of seen) {
+      expect(request.headers.authorization).toBe(`Bearer ${API_KEY}`);
+      expect(request.headers.accept).toBe('application/json');
+      expect(request.headers['user-agent']).toBe(DEFAULT_USER_AGENT);
+    }
+    expect(seen[0]!.headers['content-type']).toBeUndefined();
+    expect(seen[1]!.headers['content-type']).toBe('application/json');
+  });
+
+  it('sends a caller-chosen User-Agent instead', async () => {
+    let agent: string | undefined;
+    service().intercept({ path: '/api/v1/skins' }).reply((opts) => {
+      agent = (opts.headers as Record<string, string>)['user-agent'];
+      return { statusCode: 200, data: { data: [] } };
+    });
+    await client({ userAgent: 'MyTool/2.1 (+https://example.com)' }).listSkins();
+    expect(agent).toBe('MyTool/2.1 (+https://example.com)');
+  });
+
+  it('joins paths below a base URL given with a trailing slash', async () => {
+    service().intercept({ path: '/api/v1/skins?preset_id=7' }).reply(200, { data: [] });
+    await expect(client({ baseUrl: `${BASE_URL}/` }).listSkins(7)).resolves.toEqual([]);
+  });
+});
+
+describe('429 Too Many Attempts', () => {
+  const tooMany = (retryAfter: string) =>
+    [429, { message: 'Too Many Attempts.' }, { headers: { ...JSON_HEADERS, 'retry-after': retryAfter } }] as const;
+
+  it('waits out Retry-After, then succeeds', async () => {
+    service().intercept({ path: '/api/v1/template' }).reply(...tooMany('2'));
+    service().intercept({ path: '/api/v1/template' }).reply(200, { data: TEMPLATE_VIEW });
+
+    await expect(client().getTemplate()).resolves.toEqual(TEMPLATE_VIEW);
+    expect(waits).toEqual([2000]);
+    expect(calls()).toBe(2);
+  });
+
+  it('gives up with the 429 after maxRetries retries', async () => {
+    service().intercept({ path: '/api/v1/template' }).reply(...tooMany('1')).times(4);
+
+    const error = await rejection(client({ maxRetries: 2 }).getTemplate());
+    expect(error.status).toBe(429);
+    expect(error.message).toBe('Too Many Attempts.');
+    expect(error.retryAfter).toBe(1);
+    expect(calls()).toBe(3);
+    expect(waits).toEqual([1000, 1000]);
+  });
+
+  it('gives up at once when Retry-After is longer than maxRetryAfterMs', async () => {
+    service().intercept({ path: '/api/v1/skins' }).reply(...tooMany('45'));
+
+    const error = await rejection(client({ maxRetryAfterMs: 30_000 }).listSkins());
+    expect(error.status).toBe(429);
+    expect(error.retryAfter).toBe(45);
+    expect(calls()).toBe(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('retries a revoke too: the rate limit refuses before anything is done', async () => {
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'DELETE' }).reply(...tooMany('3'));
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'DELETE' }).reply(200, { message: 'Skin access revoked.' });
+
+    await expect(client().revokeSkin(GRANT)).resolves.toBeUndefined();
+    expect(waits).toEqual([3000]);
+  });
+
+  it('reads an HTTP-date Retry-After', async () => {
+    const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
+    service().intercept({ path: '/api/v1/skins' }).reply(...tooMany(inTenSeconds));
+    service().intercept({ path: '/api/v1/skins' }).reply(200, { data: [] });
+
+    await client().listSkins();
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(8_000);
+    expect(waits[0]).toBeLessThanOrEqual(10_000);
+  });
+
+  it('does not retry at all with maxRetries 0', async () => {
+    service().intercept({ path: '/api/v1/skins' }).reply(...tooMany('1'));
+    expect((await rejection(client({ maxRetries: 0 }).listSkins())).status).toBe(429);
+    expect(calls()).toBe(1);
+  });
+});
+
+describe('5xx answers', () => {
+  it('retries an idempotent read after a 503, with bounded back-off', async () => {
+    service().intercept({ path: '/api/v1/template' }).reply(503, { message: 'Service Unavailable.' }).times(2);
+    service().intercept({ path: '/api/v1/template' }).reply(200, { data: TEMPLATE_VIEW });
+
+    await expect(client({ backoff: { baseDelayMs: 100, maxDelayMs: 150 } }).getTemplate()).resolves.toEqual(TEMPLATE_VIEW);
+    expect(calls()).toBe(3);
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeGreaterThanOrEqual(50);
+    expect(waits[0]).toBeLessThanOrEqual(100);
+    expect(waits[1]).toBeGreaterThanOrEqual(75);
+    expect(waits[1]).toBeLessThanOrEqual(150);
+  });
+
+  it('retries PUTs and the unlock POST (idempotent by the spec), then gives up with the last 5xx', async () => {
+    service().intercept({ path: '/api/v1/skins/4', method: 'PUT' }).reply(500, { message: 'Server Error.' }).times(3);
+    const error = await rejection(client().updateSkin(4, { 'bubble.width': 10 }));
+    expect(error.status).toBe(500);
+    expect(error.message).toBe('Server Error.');
+    expect(calls()).toBe(3);
+
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'POST' }).reply(502, 'Bad Gateway');
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'POST' }).reply(201, { message: 'ok', data: UNLOCK_DATA });
+    await expect(client().unlockSkin(GRANT)).resolves.toEqual({ created: true, ...UNLOCK_DATA });
+  });
+
+  it('never repeats a revoke after a 5xx: it may have revoked already', async () => {
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'DELETE' }).reply(500, { message: 'Server Error.' });
+
+    const error = await rejection(client().revokeSkin(GRANT));
+    expect(error.status).toBe(500);
+    expect(calls()).toBe(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('does not retry other 5xx statuses such as 501', async () => {
+    service().intercept({ path: '/api/v1/skins' }).reply(501, { message: 'Not Implemented.' });
+    expect((await rejection(client().listSkins())).status).toBe(501);
+    expect(calls()).toBe(1);
+  });
+
+  it('gives a readable message when an error body is not JSON (a proxy page)', async () => {
+    service().intercept({ path: '/api/v1/skins' }).reply(504, '<html>Gateway Timeout</html>').times(3);
+    const error = await rejection(client().listSkins());
+    expect(error.status).toBe(504);
+    expect(error.message).toBe(`GET ${BASE_URL}/skins failed with HTTP 504.`);
+    expect(error.errors).toBeUndefined();
+  });
+});
+
+describe('connection failures', () => {
+  it('retries a reset connection for reads, and not for a revoke', async () => {
+    const reset = () => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    service().intercept({ path: '/api/v1/viewers/viewer1/skins' }).replyWithError(reset());
+    service().intercept({ path: '/api/v1/viewers/viewer1/skins' }).reply(200, { data: [{ id: 3, name: 'Neon', slug: 'neon' }] });
+    await expect(client().listViewerSkins('viewer1')).resolves.toEqual([{ id: 3, name: 'Neon', slug: 'neon' }]);
+    expect(waits).toHaveLength(1);
+
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'DELETE' }).replyWithError(reset());
+    const error = await rejection(client().revokeSkin(GRANT));
+    expect(error.kind).toBe('network');
+    expect(error.status).toBe(0);
+    expect(waits).toHaveLength(1);
+  });
+
+  it('retries even a revoke when the connection was refused (nothing was sent), over a real socket', async () => {
+    // A port that was just free: listen, note it, close.
+    const probe = createTcpServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+
+    const agent = new Agent();
+    try {
+      const overlay = client({ baseUrl: `http://127.0.0.1:${port}/api/v1`, dispatcher: agent, maxRetries: 2 });
+      const error = await rejection(overlay.revokeSkin(GRANT));
+      expect(error.kind).toBe('network');
+      expect(error.status).toBe(0);
+      expect(error.message).toContain('ECONNREFUSED');
+      expect(error.message).not.toContain(API_KEY);
+      expect(waits).toHaveLength(2);
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe('timeouts, over a real socket', () => {
+  let server: Server;
+  let baseUrl: string;
+  let received: string[];
+
+  beforeEach(async () => {
+    received = [];
+    // Reads the request, never answers.
+    server = createServer((request) => {
+      received.push(`${request.method} ${request.url}`);
+      request.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('times a silent read out per attempt and retries it up to the bound', async () => {
+    const agent = new Agent();
+    try {
+      const error = await rejection(client({ baseUrl, dispatcher: agent, timeoutMs: 100, maxRetries: 1 }).getTemplate(7));
+      expect(error.kind).toBe('timeout');
+      expect(error.status).toBe(0);
+      expect(error.message).toBe(`GET ${baseUrl}/template?preset_id=7 got no complete answer within 100 ms.`);
+      expect(received).toEqual(['GET /api/v1/template?preset_id=7', 'GET /api/v1/template?preset_id=7']);
+    } finally {
+      await agent.destroy();
+    }
+  });
+
+  it('does not repeat a revoke that timed out', async () => {
+    const agent = new Agent();
+    try {
+      const error = await rejection(client({ baseUrl, dispatcher: agent, timeoutMs: 100 }).revokeSkin(GRANT));
+      expect(error.kind).toBe('timeout');
+      expect(received).toEqual(['DELETE /api/v1/viewers/unlock-skin']);
+    } finally {
+      await agent.destroy();
+    }
+  });
+});
+
+describe('error mapping', () => {
+  it('keeps a 422 message and its field errors', async () => {
+    const errors = { 'values.bubble.width': ['The bubble.width must be at most 10000.'], scope: ['The scope field is required.'] };
+    service().intercept({ path: '/api/v1/template', method: 'PUT' })
+      .reply(422, { message: 'The bubble.width must be at most 10000. (and 1 more error)', errors }, { headers: JSON_HEADERS });
+
+    const error = await rejection(client().updateTemplate({ scope: 'independent', values: { 'bubble.width': 10_001 } }));
+    expect(error.status).toBe(422);
+    expect(error.kind).toBe('service');
+    expect(error.message).toBe('The bubble.width must be at most 10000. (and 1 more error)');
+    expect(error.errors).toEqual(errors);
+    expect(calls()).toBe(1);
+  });
+
+  it.each([
+    [401, 'Unauthenticated.'],
+    [403, 'An active premium subscription is required to use the API.'],
+    [404, 'No viewer with that login has an account.'],
+    [413, 'Payload Too Large: the request body is over 65536 bytes.'],
+  ])('maps %i to the same error class with the service message, without retrying', async (status, message) => {
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'POST' }).reply(status, { message });
+    const error = await rejection(client().unlockSkin(GRANT));
+    expect(error.status).toBe(status);
+    expect(error.message).toBe(message);
+    expect(error.errors).toBeUndefined();
+    expect(error.retryAfter).toBeUndefined();
+    expect(calls()).toBe(1);
+  });
+
+  it('drops an errors field that is not field -> messages', async () => {
+    service().intercept({ path: '/api/v1/skins' }).reply(422, { message: 'Bad.', errors: 'nope' });
+    const error = await rejection(client().listSkins());
+    expect(error.message).toBe('Bad.');
+    expect(error.errors).toBeUndefined();
+  });
+
+  it('treats a 302 as an error and never follows it', async () => {
+    service().intercept({ path: '/api/v1/template' }).reply(302, '', { headers: { location: '/login' } });
+    service().intercept({ path: '/login' }).reply(200, { data: TEMPLATE_VIEW });
+
+    const error = await rejection(client().getTemplate());
+    expect(error.status).toBe(302);
+    expect(error.kind).toBe('redirect');
+    expect(error.message).toContain('redirect to /login');
+    expect(calls()).toBe(1);
+  });
+
+  it('refuses a 2xx body that is not the spec envelope', async () => {
+    service().intercept({ path: '/api/v1/template' }).reply(200, '<html>captive portal</html>');
+    const error = await rejection(client().getTemplate());
+    expect(error.kind).toBe('invalid_response');
+    expect(error.status).toBe(200);
+
+    service().intercept({ path: '/api/v1/skins' }).reply(200, { data: [{ id: 'one' }] });
+    expect((await rejection(client().listSkins())).kind).toBe('invalid_response');
+  });
+});
+
+describe('answers', () => {
+  it('reports created from the unlock status: 201 new grant, 200 already held', async () => {
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'POST' })
+      .reply(201, { message: 'Skin unlocked for the viewer.', data: UNLOCK_DATA });
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'POST' })
+      .reply(200, { message: 'The viewer already has this skin.', data: UNLOCK_DATA });
+
+    await expect(client().unlockSkin(GRANT)).resolves.toEqual({ created: true, ...UNLOCK_DATA });
+    await expect(client().unlockSkin(GRANT)).resolves.toEqual({ created: false, ...UNLOCK_DATA });
+  });
+
+  it('returns only the spec fields of an answer', async () => {
+    service().intercept({ path: '/api/v1/template' }).reply(200, { data: { ...TEMPLATE_VIEW, internal_note: 'x' }, extra: 1 });
+    expect(Object.keys(await client().getTemplate()).sort()).toEqual(Object.keys(TEMPLATE_VIEW).sort());
+  });
+
+  it('sends the write bodies the spec names', async () => {
+    const bodies: unknown[] = [];
+    const record = (opts: { body?: unknown }) => {
+      bodies.push(JSON.parse(String(opts.body)));
+    };
+    service().intercept({ path: '/api/v1/skins/4', method: 'PUT' }).reply(200, (opts) => {
+      record(opts);
+      return { message: 'ok', data: { id: 4, name: 'Neon', settings_values: {} } };
+    });
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'DELETE' }).reply(200, (opts) => {
+      record(opts);
+      return { message: 'ok' };
+    });
+    await client().updateSkin(4, { 'bubble.width': 10, 'bubble.gap': null });
+    await client().revokeSkin({ twitch_user_id: '12345', skin_id: 3 });
+    expect(bodies).toEqual([
+      { values: { 'bubble.width': 10, 'bubble.gap': null } },
+      { twitch_user_id: '12345', skin_id: 3 },
+    ]);
+  });
+});
+
+describe('URLs and local checks', () => {
+  it('encodes the viewer identifier as one path segment, dots included', async () => {
+    const paths: string[] = [];
+    service().intercept({ path: () => true }).reply((opts) => {
+      paths.push(opts.path);
+      return { statusCode: 200, data: { data: [] } };
+    }).times(3);
+    const overlay = client();
+    await overlay.listViewerSkins('..');
+    await overlay.listViewerSkins('a/b?c');
+    await overlay.listViewerSkins('Viewer_1');
+    expect(paths).toEqual([
+      '/api/v1/viewers/%2E%2E/skins',
+      '/api/v1/viewers/a%2Fb%3Fc/skins',
+      '/api/v1/viewers/Viewer_1/skins',
+    ]);
+  });
+
+  it('refuses ids and identifiers the API would refuse, without a request', async () => {
+    const overlay = client();
+    for (const [call, field] of [
+      [() => overlay.getTemplate(1.5), 'preset_id'],
+      [() => overlay.listSkins(0), 'preset_id'],
+      [() => overlay.updateSkin(-3, {}), 'skin_id'],
+      [() => overlay.updateSkin(Number.NaN, {}), 'skin_id'],
+      [() => overlay.listViewerSkins(''), 'identifier'],
+    ] as const) {
+      const error = await rejection(call());
+      expect(error.status).toBe(422);
+      expect(Object.keys(error.errors ?? {})).toEqual([field]);
+    }
+    expect(calls()).toBe(0);
+  });
+
+  it('refuses a write body over 64 KiB with 413, without a request', async () => {
+    const error = await rejection(client().updateSkin(4, { 'bubble.background-gradient': 'x'.repeat(70_000) }));
+    expect(error.status).toBe(413);
+    expect(calls()).toBe(0);
+  });
+});
+
+describe('options', () => {
+  it.each([
+    [{ baseUrl: 'not a url' }, /baseUrl must be an absolute http\(s\) URL/],
+    [{ baseUrl: 'ftp://example.com/api/v1' }, /baseUrl must use http or https/],
+    [{ baseUrl: 'http://user:pw@example.com/api/v1' }, /must not carry credentials/],
+    [{ baseUrl: 'http://example.com/api/v1?x=1' }, /must not have a query/],
+    [{ apiKey: '' }, /apiKey must be a non-empty token/],
+    [{ apiKey: 'two words' }, /apiKey must be a non-empty token/],
+    [{ userAgent: '   ' }, /userAgent must be a non-empty header value/],
+    [{ timeoutMs: 0 }, /timeoutMs must be an integer from 1/],
+    [{ maxRetries: -1 }, /maxRetries must be an integer from 0 to 10/],
+    [{ maxRetries: 1.5 }, /maxRetries must be an integer/],
+  ])('refuses %j with a clear message', (bad, message) => {
+    expect(() => createHttpClient({ baseUrl: BASE_URL, apiKey: API_KEY, ...bad })).toThrow(message);
+  });
+
+  it('never puts the key in an option error', () => {
+    let thrown: unknown;
+    try {
+      createHttpClient({ baseUrl: BASE_URL, apiKey: 'secret key' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).not.toContain('secret');
+  });
+});

@@ -1,0 +1,247 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { CONFIG_DEFAULT_PATH } from '../../src/config/config-path.ts';
+import { loadConfig, parseConfig } from '../../src/config/load-config.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'chatskin-config-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function write(text: string, name = 'config.yaml'): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+function errorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig: defaults', () => {
+  it('an empty file gives the embedded defaults', () => {
+    const config = loadConfig(write(''), {});
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 4477 });
+    expect(config.store).toEqual({ path: './data/chatskin.db', synchronous: 'FULL' });
+    expect(config.api.rateLimit).toEqual({ perMinute: 30, failedAuthPerMinute: 30 });
+    expect(config.api.edgeFilter.blockedAgents).toContain('curl/');
+    expect(config.service).toEqual({ mode: 'bundled' });
+    expect(config.twitch).toEqual({ enabled: false });
+    expect(config.localChat).toEqual({ enabled: true, stdin: true });
+    expect(config.commands.prefix).toBe('!');
+    expect(config.pluginDirs).toEqual([]);
+    expect(Object.keys(config.plugins)).toEqual(['style', 'skins', 'grants']);
+    expect(config.log.level).toBe('info');
+  });
+
+  it('a partial section keeps the defaults of the keys it leaves out', () => {
+    const config = loadConfig(write('http:\n  port: 8080\napi:\n  rateLimit:\n    perMinute: 60\n'), {});
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(config.api.rateLimit).toEqual({ perMinute: 60, failedAuthPerMinute: 30 });
+    expect(config.api.prefix).toBe('/api/v1');
+  });
+
+  it('config/default.yaml loads with no environment variables set and runs without Twitch', () => {
+    const config = loadConfig(CONFIG_DEFAULT_PATH, {});
+    const embedded = parseConfig({});
+    const { plugins, ...rest } = config;
+    const { plugins: embeddedPlugins, ...embeddedRest } = embedded;
+    expect(rest).toEqual(embeddedRest);
+    expect(config.twitch.enabled).toBe(false);
+    for (const name of Object.keys(embeddedPlugins)) expect(plugins[name]?.enabled).toBe(true);
+    expect(plugins['example-dice']).toEqual({ enabled: false, settings: { maxSides: 100 } });
+  });
+});
+
+describe('loadConfig: plugins entries', () => {
+  it('a listed plugin is enabled unless it says enabled: false; its other keys are its settings', () => {
+    const config = loadConfig(write([
+      'plugins:',
+      '  a: { maxSides: 6 }',
+      '  b: { enabled: false, x: 1 }',
+      '  c:',
+      '  d: false',
+      '  e: true',
+    ].join('\n')), {});
+    expect(config.plugins).toEqual({
+      a: { enabled: true, settings: { maxSides: 6 } },
+      b: { enabled: false, settings: { x: 1 } },
+      c: { enabled: true, settings: {} },
+      d: { enabled: false, settings: {} },
+      e: { enabled: true, settings: {} },
+    });
+  });
+
+  it('a plugins key replaces the default list', () => {
+    expect(Object.keys(loadConfig(write('plugins: { only: {} }\n'), {}).plugins)).toEqual(['only']);
+  });
+});
+
+describe('loadConfig: twitch', () => {
+  const twitch = [
+    'channel: { login: Streamer }',
+    'twitch:',
+    '  enabled: true',
+    '  clientId: abc123',
+    '  clientSecret: ${TWITCH_CLIENT_SECRET}',
+    '  bot:',
+    '    login: MyBot',
+    '    token: ${TWITCH_BOT_TOKEN}',
+  ].join('\n');
+
+  it('enabled: fills endpoint defaults, lowercases logins and defaults channels to channel.login', () => {
+    const config = loadConfig(write(twitch), { TWITCH_CLIENT_SECRET: 's3cret', TWITCH_BOT_TOKEN: 'oauth:tok' });
+    expect(config.twitch).toEqual({
+      enabled: true,
+      clientId: 'abc123',
+      clientSecret: 's3cret',
+      bot: { login: 'mybot', token: 'oauth:tok' },
+      channels: ['streamer'],
+      chat: { server: 'irc-ws.chat.twitch.tv', port: 443, secure: true },
+      eventsub: { url: null },
+      helix: { mockServerPort: null },
+    });
+  });
+
+  it('every endpoint can point at local fakes', () => {
+    const config = loadConfig(write(`${twitch}\n  channels: [one, Two]\n  chat: { server: 127.0.0.1, port: 6667, secure: false }\n  eventsub: { url: "ws://127.0.0.1:8080/ws" }\n  helix: { mockServerPort: 8081 }\n`),
+      { TWITCH_CLIENT_SECRET: 's', TWITCH_BOT_TOKEN: 't' });
+    if (!config.twitch.enabled) throw new Error('expected twitch enabled');
+    expect(config.twitch.channels).toEqual(['one', 'two']);
+    expect(config.twitch.chat).toEqual({ server: '127.0.0.1', port: 6667, secure: false });
+    expect(config.twitch.eventsub.url).toBe('ws://127.0.0.1:8080/ws');
+    expect(config.twitch.helix.mockServerPort).toBe(8081);
+  });
+
+  it('a section present without `enabled` is enabled, so its credentials are required', () => {
+    const error = errorOf(() => loadConfig(write('twitch:\n  clientId: x\n'), {}));
+    expect(error.issues.map((issue) => issue.path)).toEqual(expect.arrayContaining(['twitch.clientSecret', 'twitch.bot']));
+    expect(error.issues.find((issue) => issue.path === 'twitch.bot')!.message).toMatch(/^is missing/);
+  });
+
+  it('enabled: false ignores the rest of the section, unset ${VARS} included', () => {
+    const config = loadConfig(write('twitch:\n  enabled: false\n  clientSecret: ${NOT_SET_ANYWHERE}\n  chat: { port: nonsense }\n'), {});
+    expect(config.twitch).toEqual({ enabled: false });
+  });
+});
+
+describe('loadConfig: errors name the file, the path, the line and what is allowed', () => {
+  it('a wrong type at a nested path', () => {
+    const file = write('http:\n  host: 0.0.0.0\n  port: "eighty"\n');
+    const error = errorOf(() => loadConfig(file, {}));
+    expect(error.file).toBe(file);
+    expect(error.issues).toEqual([{ path: 'http.port', line: 3, message: 'must be a whole number from 0 to 65535 (got "eighty")' }]);
+    expect(error.message).toContain(file);
+    expect(error.message).toContain('http.port (line 3): must be a whole number from 0 to 65535');
+  });
+
+  it('a deeper path, an out-of-range number and a bad choice, all reported at once', () => {
+    const error = errorOf(() => loadConfig(write([
+      'api:',
+      '  rateLimit:',
+      '    perMinute: 0',
+      'store:',
+      '  synchronous: sometimes',
+      'overlay:',
+      '  emoteCdn: ftp://cdn',
+    ].join('\n')), {}));
+    expect(error.issues).toEqual([
+      { path: 'store.synchronous', line: 5, message: 'must be one of off, normal, full, extra (got "sometimes")' },
+      { path: 'api.rateLimit.perMinute', line: 3, message: 'must be a whole number from 1 to 100000 (got 0)' },
+      { path: 'overlay.emoteCdn', line: 7, message: 'must be a http or https URL such as https://static-cdn.jtvnw.net/emoticons/v2 (got "ftp://cdn")' },
+    ]);
+  });
+
+  it('an unknown key (a typo) names the keys that are allowed there', () => {
+    const error = errorOf(() => loadConfig(write('http:\n  port: 80\n  hots: 0.0.0.0\n'), {}));
+    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port' }]);
+  });
+
+  it('an unknown top-level key', () => {
+    const error = errorOf(() => loadConfig(write('htpp:\n  port: 80\n'), {}));
+    expect(error.issues[0]!.path).toBe('(top level)');
+    expect(error.issues[0]!.message).toMatch(/^unknown key "htpp"; allowed keys: http, store, api, overlay/);
+  });
+
+  it('a section that is not a mapping', () => {
+    const error = errorOf(() => loadConfig(write('commands: "!"\n'), {}));
+    expect(error.issues).toEqual([{ path: 'commands', line: 1, message: 'must be a mapping (indented "key: value" lines) (got "!")' }]);
+  });
+
+  it('a bad plugin name', () => {
+    const error = errorOf(() => loadConfig(write('plugins:\n  My Plugin: {}\n'), {}));
+    expect(error.issues[0]).toMatchObject({ path: 'plugins["My Plugin"]', line: 2 });
+    expect(error.issues[0]!.message).toMatch(/lowercase letters, digits, - or _/);
+  });
+
+  it('a secret value is never echoed in the error', () => {
+    const error = errorOf(() => loadConfig(write('service:\n  mode: remote\n  baseUrl: https://x.example/api/v1\n  apiKey: "has spaces in it"\n'), {}));
+    expect(error.issues[0]!.path).toBe('service.apiKey');
+    expect(error.message).not.toContain('has spaces');
+  });
+
+  it('bad YAML names the line and keeps the file name', () => {
+    const file = write('http:\n  port: 80\n  port: 81\n');
+    const error = errorOf(() => loadConfig(file, {}));
+    expect(error.message).toMatch(/^Bad YAML in .*config\.yaml:/);
+    expect(error.issues[0]).toMatchObject({ path: '(yaml)', line: 3 });
+    expect(error.issues[0]!.message).toMatch(/unique/);
+  });
+
+  it('bad YAML from an unquoted ${VAR} in a flow mapping says to quote it', () => {
+    const error = errorOf(() => loadConfig(write('twitch:\n  bot: { login: x, token: ${TOKEN} }\n'), {}));
+    expect(error.issues[0]!.line).toBe(2);
+    expect(error.issues[0]!.message).toContain('must be quoted');
+  });
+
+  it('a missing file says how to pick another', () => {
+    const error = errorOf(() => loadConfig(join(dir, 'nope.yaml'), {}));
+    expect(error.message).toContain('nope.yaml');
+    expect(error.issues[0]!.message).toMatch(/does not exist; pass another with --config FILE or set CHATSKIN_CONFIG/);
+  });
+
+  it('a top level that is not a mapping', () => {
+    const error = errorOf(() => loadConfig(write('- a\n- b\n'), {}));
+    expect(error.issues[0]).toMatchObject({ path: '(top level)', message: 'must be a mapping (indented "key: value" lines) (got a list)' });
+  });
+});
+
+describe('loadConfig: ${ENV} references', () => {
+  const remote = 'service:\n  mode: remote\n  baseUrl: https://styles.example/api/v1\n  apiKey: ${CHATSKIN_API_KEY}\n';
+
+  it('substitutes a variable for a secret', () => {
+    const config = loadConfig(write(remote), { CHATSKIN_API_KEY: 'csk_0123456789' });
+    expect(config.service).toMatchObject({ mode: 'remote', apiKey: 'csk_0123456789' });
+  });
+
+  it('an unset variable is an error naming it, the path and the line', () => {
+    const error = errorOf(() => loadConfig(write(remote), {}));
+    expect(error.issues).toEqual([{
+      path: 'service.apiKey',
+      line: 4,
+      message: 'environment variable CHATSKIN_API_KEY is not set; set it, or write the value in the file',
+    }]);
+  });
+
+  it('a variable set to the empty string is an error too', () => {
+    const error = errorOf(() => loadConfig(write(remote), { CHATSKIN_API_KEY: '' }));
+    expect(error.issues[0]!.message).toContain('CHATSKIN_API_KEY is set but empty');
+  });
+
+  it('every unset variable is listed at once', () => {
+    const error = errorOf(() => loadConfig(write('twitch:\n  clientId: ${A_ID}\n  clientSecret: ${A_SECRET}\n'), {}));
+    expect(error.issues.map((issue) => issue.message.split(' ')[2])).toEqual(['A_ID', 'A_SECRET']);
+  });
+});

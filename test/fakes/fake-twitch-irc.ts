@@ -1,0 +1,835 @@
+/**
+ * FakeTwitchIrc: Twitch chat (IRCv3 over WebSocket) on 127.0.0.1, for tests and
+ * benchmarks that drive the real tmi.js client.
+ *
+ * Start and point tmi.js at it:
+ *
+ *   const irc = await FakeTwitchIrc.start({ userBadges: (login, ch) => ({ moderator: '1' }) });
+ *   const client = new tmi.Client({
+ *     connection: { server: '127.0.0.1', port: irc.port, secure: false, reconnectInterval: 50, reconnectDecay: 1 },
+ *     identity: { username: 'chatskinbot', password: 'oauth:goodtoken' },
+ *     channels: ['somechannel'],
+ *     options: { skipUpdatingEmotesets: true }, // else tmi.js fetches api.twitch.tv/kraken on every USERSTATE
+ *   });
+ *   // (irc.tmiConnection gives { server, port, secure: false })
+ *   await client.connect();
+ *   await irc.waitForJoin('somechannel');
+ *
+ * tmi.js builds `ws://<server>:<port>/` (wss and port 443 only when `secure`), asks
+ * for the `irc` subprotocol and uses Node's global WebSocket, not `ws`.
+ *
+ * Protocol covered (as Twitch sends it):
+ * - CAP REQ -> `CAP * ACK` (twitch.tv/tags, /commands, /membership; anything else NAK).
+ *   Tags are only written to connections that asked for twitch.tv/tags; USERSTATE,
+ *   ROOMSTATE, CLEARCHAT, CLEARMSG, USERNOTICE, GLOBALUSERSTATE, RECONNECT and
+ *   NOTICE-with-tags only to those that asked for twitch.tv/commands; other users'
+ *   JOIN/PART only with twitch.tv/membership.
+ * - PASS oauth:<token> / NICK <login>: `NOTICE * :Improperly formatted auth` without
+ *   the oauth: prefix; `NOTICE * :Login authentication failed` for a refused token
+ *   (then the server closes the socket); justinfanNNN logs in anonymously.
+ * - Welcome 001-004, 375, 372, 376, then GLOBALUSERSTATE.
+ * - JOIN #a[,#b]: JOIN echo, 353, 366, USERSTATE (badges from `userBadges`), ROOMSTATE.
+ *   PART echo.
+ * - PING from the client: bare `PING` -> `PONG :tmi.twitch.tv` (the unprefixed form
+ *   tmi.js 1.8 needs to see its latency pong), `PING :x` -> `:tmi.twitch.tv PONG tmi.twitch.tv :x`.
+ *   Server PING (`PING :tmi.twitch.tv`) via `pingClients()` or `pingIntervalMs`.
+ * - PRIVMSG from a client: recorded with the time received (`privmsgs`); not echoed
+ *   to the sender (Twitch answers with USERSTATE for that channel); relayed with
+ *   tags to the other connections in the channel.
+ * - Unknown commands -> `421 <login> <CMD> :Unknown command`.
+ * - Injection: user PRIVMSG with full tags, CLEARMSG, CLEARCHAT (timeout, ban, clear
+ *   all), USERNOTICE, NOTICE, RECONNECT, raw lines, abrupt drop of every socket.
+ * Not covered: rate limiting and message dropping (Twitch's chat limits); the bot's
+ * own limits can be checked from `privmsgs[i].at`.
+ *
+ * API:
+ *   FakeTwitchIrc.start(options?)                     -> Promise<FakeTwitchIrc>
+ *   .port / .url / .tmiConnection
+ *   .connectionCount (open now) / .totalConnections (accepted ever) / .connections
+ *   .sent: ClientLine[]        every line any client sent, parsed, with `at`
+ *   .privmsgs: ClientPrivmsg[]  PRIVMSGs clients sent (the bot's chat output)
+ *   .joins: JoinRecord[]        every channel join, in order
+ *   .waitForLogin(login?, opts?) / .waitForJoin(channel, opts?) / .waitForPrivmsg(pred?, opts?)
+ *     opts.since: an index into the matching history (`irc.joins.length`,
+ *     `irc.privmsgs.length`) so only later events count; opts.timeoutMs (default 10 s).
+ *   .sendPrivmsg(channel, user, text, options?)  -> InjectedPrivmsg { id, tags, line }
+ *   .deleteMessage(channel, { login, targetMsgId, text })
+ *   .timeoutUser(channel, user, seconds) / .banUser(channel, user) / .clearChat(channel)
+ *   .sendUserNotice(channel, user, { msgId, systemMsg, params?, text? })
+ *   .sendNotice(channel | '*', msgId, text)
+ *   .sendReconnect() / .pingClients() / .dropAllConnections() / .sendRaw(line, channel?)
+ *   .floodPrivmsg(channel, count, build?, options?) -> Promise<FloodResult>
+ *   .userIdOf(login) / .roomIdOf(channel)
+ *   .close()
+ * Channels may be given with or without '#'; records always carry '#name'.
+ */
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { formatIrcLine, parseIrcLine, type IrcMessage, type IrcTags } from './irc-message.ts';
+import { stableNumericId } from './stable-id.ts';
+import { Waiters, DEFAULT_WAIT_MS } from './waiters.ts';
+
+export type Badges = Record<string, string>;
+
+export interface FakeTwitchIrcOptions {
+  host?: string;
+  port?: number;
+  /** Tokens (without `oauth:`) refused with `Login authentication failed`. */
+  rejectTokens?: string[];
+  /** Decides per login; when given it replaces `rejectTokens`. */
+  acceptToken?: (token: string, login: string) => boolean;
+  /** The logged-in client's badges in a channel (USERSTATE). Default: broadcaster/1 in its own channel, none elsewhere. */
+  userBadges?: (login: string, channel: string) => Badges;
+  /** room-id per channel name (no '#'); default a stable number from the name. */
+  roomIds?: Record<string, string>;
+  /** user-id per login; default a stable number from the login. */
+  userIds?: Record<string, string>;
+  /** emote-sets tag in GLOBALUSERSTATE/USERSTATE. Default '0'. */
+  emoteSets?: string;
+  /** Server PING every this many ms; 0 (default) never. */
+  pingIntervalMs?: number;
+}
+
+/** A chat user as a test describes it; turned into Twitch's tags. */
+export interface ChatUser {
+  login: string;
+  /** Default: the login. */
+  displayName?: string;
+  /** Default: a stable number from the login. */
+  userId?: string;
+  /** '#RRGGBB' or '' (no color chosen). Default ''. */
+  color?: string;
+  broadcaster?: boolean;
+  mod?: boolean;
+  vip?: boolean;
+  /** true = subscribed (1 month), or the number of months. */
+  subscriber?: boolean | number;
+  turbo?: boolean;
+  /** Extra badges, e.g. { 'bits': '100' }; appended after role badges. */
+  badges?: Badges;
+  badgeInfo?: Badges;
+}
+
+export interface PrivmsgOptions {
+  /** Message id tag; default a random UUID. */
+  id?: string;
+  /** Emote id -> [start, end] ranges, in code points (inclusive), as Twitch counts them. */
+  emotes?: Record<string, Array<[number, number]>>;
+  /** Emote code -> id; every whitespace-separated occurrence in the text is tagged. */
+  emoteCodes?: Record<string, string>;
+  firstMsg?: boolean;
+  returningChatter?: boolean;
+  bits?: number;
+  customRewardId?: string;
+  /** Sent as `\x01ACTION text\x01` (a /me message). */
+  action?: boolean;
+  /** Default Date.now(). */
+  tmiSentTs?: number;
+  /** Added last; overrides any computed tag. */
+  extraTags?: IrcTags;
+}
+
+export interface InjectedPrivmsg {
+  id: string;
+  tags: IrcTags;
+  line: string;
+}
+
+export interface ClientLine {
+  connectionId: number;
+  /** null before NICK. */
+  login: string | null;
+  raw: string;
+  message: IrcMessage;
+  /** Date.now() when the server read the line. */
+  at: number;
+}
+
+export interface ClientPrivmsg {
+  connectionId: number;
+  login: string | null;
+  /** '#name' */
+  channel: string;
+  text: string;
+  /** Whether that connection had joined the channel (Twitch drops it otherwise). */
+  joined: boolean;
+  tags: IrcTags;
+  at: number;
+}
+
+export interface JoinRecord {
+  connectionId: number;
+  login: string;
+  channel: string;
+  at: number;
+}
+
+export interface ConnectionInfo {
+  id: number;
+  login: string | null;
+  loggedIn: boolean;
+  caps: string[];
+  channels: string[];
+}
+
+export interface WaitOptions {
+  since?: number;
+  timeoutMs?: number;
+}
+
+export interface FloodBuild {
+  user: ChatUser;
+  text: string;
+  options?: PrivmsgOptions;
+}
+
+export interface FloodOptions {
+  /** IRC lines per WebSocket frame (Twitch also packs several). Default 200. */
+  linesPerFrame?: number;
+  /** Wait for the socket to drain when more than this many bytes are queued. Default 1 MiB. */
+  highWaterBytes?: number;
+}
+
+export interface FloodResult {
+  messages: number;
+  frames: number;
+  bytes: number;
+}
+
+const SUPPORTED_CAPS = new Set(['twitch.tv/tags', 'twitch.tv/commands', 'twitch.tv/membership']);
+const COMMANDS_CAP_ONLY = new Set(['USERSTATE', 'ROOMSTATE', 'CLEARCHAT', 'CLEARMSG', 'USERNOTICE', 'GLOBALUSERSTATE', 'RECONNECT', 'HOSTTARGET']);
+const JUSTINFAN = /^justinfan\d+$/;
+const SERVER = 'tmi.twitch.tv';
+
+interface Connection {
+  id: number;
+  ws: WebSocket;
+  caps: Set<string>;
+  pass: string | null;
+  login: string | null;
+  loggedIn: boolean;
+  channels: Set<string>;
+}
+
+export function normalizeChannel(channel: string): string {
+  const name = channel.trim().toLowerCase();
+  return name.startsWith('#') ? name : '#' + name;
+}
+
+function userPrefix(login: string): string {
+  return `${login}!${login}@${login}.tmi.twitch.tv`;
+}
+
+function formatBadges(badges: Badges): string {
+  return Object.entries(badges)
+    .map(([name, version]) => `${name}/${version}`)
+    .join(',');
+}
+
+function formatEmotes(emotes: Record<string, Array<[number, number]>>): string {
+  return Object.entries(emotes)
+    .filter(([, ranges]) => ranges.length > 0)
+    .map(([id, ranges]) => `${id}:${ranges.map(([a, b]) => `${a}-${b}`).join(',')}`)
+    .join('/');
+}
+
+/** Finds each whitespace-separated occurrence of an emote code, in code points. */
+export function emoteRangesFor(text: string, codes: Record<string, string>): Record<string, Array<[number, number]>> {
+  const result: Record<string, Array<[number, number]>> = {};
+  const chars = Array.from(text);
+  let start = 0;
+  while (start < chars.length) {
+    while (start < chars.length && chars[start] === ' ') start++;
+    let end = start;
+    while (end < chars.length && chars[end] !== ' ') end++;
+    if (end > start) {
+      const word = chars.slice(start, end).join('');
+      const id = codes[word];
+      if (id !== undefined) (result[id] ??= []).push([start, end - 1]);
+    }
+    start = end;
+  }
+  return result;
+}
+
+export class FakeTwitchIrc {
+  readonly sent: ClientLine[] = [];
+  readonly privmsgs: ClientPrivmsg[] = [];
+  readonly joins: JoinRecord[] = [];
+
+  readonly #server: WebSocketServer;
+  readonly #options: FakeTwitchIrcOptions;
+  readonly #connections = new Map<number, Connection>();
+  readonly #waiters = new Waiters();
+  #nextConnectionId = 1;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  private constructor(server: WebSocketServer, options: FakeTwitchIrcOptions) {
+    this.#server = server;
+    this.#options = options;
+    server.on('connection', (ws) => this.#accept(ws));
+    if (options.pingIntervalMs) {
+      this.#pingTimer = setInterval(() => this.pingClients(), options.pingIntervalMs);
+    }
+  }
+
+  static async start(options: FakeTwitchIrcOptions = {}): Promise<FakeTwitchIrc> {
+    const server = new WebSocketServer({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    return new FakeTwitchIrc(server, options);
+  }
+
+  get port(): number {
+    const address = this.#server.address();
+    if (address === null || typeof address === 'string') throw new Error('fake Twitch IRC: not listening');
+    return address.port;
+  }
+
+  get url(): string {
+    return `ws://127.0.0.1:${this.port}/`;
+  }
+
+  /** Ready-made `connection` fields for tmi.js. */
+  get tmiConnection(): { server: string; port: number; secure: false } {
+    return { server: '127.0.0.1', port: this.port, secure: false };
+  }
+
+  get connectionCount(): number {
+    return this.#connections.size;
+  }
+
+  get totalConnections(): number {
+    return this.#nextConnectionId - 1;
+  }
+
+  get connections(): ConnectionInfo[] {
+    return [...this.#connections.values()].map((c) => ({
+      id: c.id,
+      login: c.login,
+      loggedIn: c.loggedIn,
+      caps: [...c.caps],
+      channels: [...c.channels],
+    }));
+  }
+
+  userIdOf(login: string): string {
+    const name = login.toLowerCase();
+    return this.#options.userIds?.[name] ?? stableNumericId(name);
+  }
+
+  roomIdOf(channel: string): string {
+    const name = normalizeChannel(channel).slice(1);
+    return this.#options.roomIds?.[name] ?? stableNumericId(name);
+  }
+
+  // ---- waiting ---------------------------------------------------------
+
+  /** Resolves with the first open, logged-in connection (of `login`, if given). */
+  waitForLogin(login?: string, options: { timeoutMs?: number } = {}): Promise<ConnectionInfo> {
+    const wanted = login?.toLowerCase();
+    return this.#waiters.waitFor(
+      () => this.connections.find((c) => c.loggedIn && (wanted === undefined || c.login === wanted)),
+      `a login${wanted ? ` as ${wanted}` : ''}`,
+      options.timeoutMs ?? DEFAULT_WAIT_MS,
+    );
+  }
+
+  /** Resolves with the first join of `channel` at index >= `since` in `joins`, by `login` if given. */
+  waitForJoin(channel: string, options: WaitOptions & { login?: string } = {}): Promise<JoinRecord> {
+    const name = normalizeChannel(channel);
+    const wanted = options.login?.toLowerCase();
+    let cursor = options.since ?? 0;
+    return this.#waiters.waitFor(
+      () => {
+        for (; cursor < this.joins.length; cursor++) {
+          const join = this.joins[cursor] as JoinRecord;
+          if (join.channel === name && (wanted === undefined || join.login === wanted)) return join;
+        }
+        return undefined;
+      },
+      `a JOIN of ${name}`,
+      options.timeoutMs ?? DEFAULT_WAIT_MS,
+    );
+  }
+
+  /** Resolves with the first client PRIVMSG at index >= `since` in `privmsgs` that matches. */
+  waitForPrivmsg(predicate: (message: ClientPrivmsg) => boolean = () => true, options: WaitOptions = {}): Promise<ClientPrivmsg> {
+    let cursor = options.since ?? 0;
+    return this.#waiters.waitFor(
+      () => {
+        for (; cursor < this.privmsgs.length; cursor++) {
+          const message = this.privmsgs[cursor] as ClientPrivmsg;
+          if (predicate(message)) return message;
+        }
+        return undefined;
+      },
+      'a PRIVMSG from a client',
+      options.timeoutMs ?? DEFAULT_WAIT_MS,
+    );
+  }
+
+  /** Resolves once at least `count` connections are open. */
+  waitForConnectionCount(count: number, options: { timeoutMs?: number } = {}): Promise<number> {
+    return this.#waiters.waitFor(
+      () => (this.#connections.size >= count ? this.#connections.size : undefined),
+      `${count} open connection(s)`,
+      options.timeoutMs ?? DEFAULT_WAIT_MS,
+    );
+  }
+
+  // ---- injection -------------------------------------------------------
+
+  /** Builds the tags Twitch puts on a user's PRIVMSG. */
+  privmsgTags(channel: string, user: ChatUser, text: string, options: PrivmsgOptions = {}): IrcTags {
+    const badges: Badges = {};
+    const badgeInfo: Badges = { ...user.badgeInfo };
+    const months = user.subscriber === true ? 1 : typeof user.subscriber === 'number' ? user.subscriber : 0;
+    if (user.broadcaster) badges['broadcaster'] = '1';
+    if (user.mod) badges['moderator'] = '1';
+    if (user.vip) badges['vip'] = '1';
+    if (months > 0) {
+      badges['subscriber'] = String(months >= 12 ? 12 : months >= 6 ? 6 : months >= 3 ? 3 : 0);
+      badgeInfo['subscriber'] = String(months);
+    }
+    Object.assign(badges, user.badges);
+    const emotes = options.emotes ?? (options.emoteCodes ? emoteRangesFor(text, options.emoteCodes) : {});
+    const tags: IrcTags = {
+      'badge-info': formatBadges(badgeInfo),
+      badges: formatBadges(badges),
+      color: user.color ?? '',
+      'display-name': user.displayName ?? user.login,
+      emotes: formatEmotes(emotes),
+      'first-msg': options.firstMsg ? '1' : '0',
+      flags: '',
+      id: options.id ?? randomUUID(),
+      mod: user.mod ? '1' : '0',
+      'returning-chatter': options.returningChatter ? '1' : '0',
+      'room-id': this.roomIdOf(channel),
+      subscriber: months > 0 ? '1' : '0',
+      'tmi-sent-ts': String(options.tmiSentTs ?? Date.now()),
+      turbo: user.turbo ? '1' : '0',
+      'user-id': user.userId ?? this.userIdOf(user.login),
+      'user-type': user.mod ? 'mod' : '',
+    };
+    if (user.vip) tags['vip'] = '1';
+    if (options.bits !== undefined) tags['bits'] = String(options.bits);
+    if (options.customRewardId !== undefined) tags['custom-reward-id'] = options.customRewardId;
+    return { ...tags, ...options.extraTags };
+  }
+
+  /** A user's chat message, delivered to every connection in the channel. */
+  sendPrivmsg(channel: string, user: ChatUser, text: string, options: PrivmsgOptions = {}): InjectedPrivmsg {
+    const name = normalizeChannel(channel);
+    const tags = this.privmsgTags(name, user, text, options);
+    const body = options.action ? `\u0001ACTION ${text}\u0001` : text;
+    const message: IrcMessage = { tags, prefix: userPrefix(user.login.toLowerCase()), command: 'PRIVMSG', params: [name, body] };
+    this.#toChannel(name, message);
+    return { id: tags['id'] as string, tags, line: formatIrcLine(message) };
+  }
+
+  /** A moderator deleted one message (CLEARMSG). */
+  deleteMessage(channel: string, target: { login: string; targetMsgId: string; text: string }): void {
+    const name = normalizeChannel(channel);
+    this.#toChannel(name, {
+      tags: { login: target.login.toLowerCase(), 'room-id': '', 'target-msg-id': target.targetMsgId, 'tmi-sent-ts': String(Date.now()) },
+      prefix: SERVER,
+      command: 'CLEARMSG',
+      params: [name, target.text],
+    });
+  }
+
+  /** A user was timed out (CLEARCHAT with ban-duration). */
+  timeoutUser(channel: string, user: { login: string; userId?: string }, seconds: number): void {
+    this.#clearChatUser(channel, user, seconds);
+  }
+
+  /** A user was banned (CLEARCHAT without ban-duration). */
+  banUser(channel: string, user: { login: string; userId?: string }): void {
+    this.#clearChatUser(channel, user, undefined);
+  }
+
+  /** The whole chat was cleared (CLEARCHAT without a user). */
+  clearChat(channel: string): void {
+    const name = normalizeChannel(channel);
+    this.#toChannel(name, {
+      tags: { 'room-id': this.roomIdOf(name), 'tmi-sent-ts': String(Date.now()) },
+      prefix: SERVER,
+      command: 'CLEARCHAT',
+      params: [name],
+    });
+  }
+
+  /** USERNOTICE (sub, resub, raid, announcement...). `params` become msg-param-* tags. */
+  sendUserNotice(
+    channel: string,
+    user: ChatUser,
+    notice: { msgId: string; systemMsg: string; params?: Record<string, string>; text?: string },
+  ): InjectedPrivmsg {
+    const name = normalizeChannel(channel);
+    const base = this.privmsgTags(name, user, notice.text ?? '');
+    delete base['first-msg'];
+    delete base['returning-chatter'];
+    const tags: IrcTags = { ...base, login: user.login.toLowerCase(), 'msg-id': notice.msgId, 'system-msg': notice.systemMsg };
+    for (const [key, value] of Object.entries(notice.params ?? {})) tags[`msg-param-${key}`] = value;
+    const params = notice.text === undefined ? [name] : [name, notice.text];
+    const message: IrcMessage = { tags, prefix: SERVER, command: 'USERNOTICE', params };
+    this.#toChannel(name, message);
+    return { id: tags['id'] as string, tags, line: formatIrcLine(message) };
+  }
+
+  /** NOTICE with a msg-id, to a channel or to everyone ('*'). */
+  sendNotice(channel: string, msgId: string, text: string): void {
+    const target = channel === '*' ? '*' : normalizeChannel(channel);
+    const message: IrcMessage = { tags: { 'msg-id': msgId }, prefix: SERVER, command: 'NOTICE', params: [target, text] };
+    if (target === '*') this.#toAll(message);
+    else this.#toChannel(target, message);
+  }
+
+  /** Twitch asks every client to reconnect (tmi.js disconnects and connects again). */
+  sendReconnect(): void {
+    this.#toAll({ tags: {}, prefix: SERVER, command: 'RECONNECT', params: [] });
+  }
+
+  /** Server keepalive PING to every client. */
+  pingClients(): void {
+    this.#toAll({ tags: {}, prefix: null, command: 'PING', params: [SERVER] });
+  }
+
+  /** Any raw line, to one channel's members or to every logged-in client. */
+  sendRaw(line: string, channel?: string): void {
+    const targets = channel === undefined ? this.#loggedIn() : this.#members(normalizeChannel(channel));
+    for (const connection of targets) this.#write(connection, [line]);
+  }
+
+  /** Kills every socket without a close frame (as a network failure would). */
+  dropAllConnections(): void {
+    for (const connection of this.#connections.values()) connection.ws.terminate();
+  }
+
+  /**
+   * Pushes `count` user PRIVMSGs to the channel as fast as the sockets take them,
+   * several lines per frame, waiting for the socket to drain past `highWaterBytes`.
+   */
+  async floodPrivmsg(
+    channel: string,
+    count: number,
+    build: (index: number) => FloodBuild = (i) => ({ user: { login: `viewer${i % 100}` }, text: `message ${i}` }),
+    options: FloodOptions = {},
+  ): Promise<FloodResult> {
+    const name = normalizeChannel(channel);
+    const perFrame = options.linesPerFrame ?? 200;
+    const highWater = options.highWaterBytes ?? 1024 * 1024;
+    const result: FloodResult = { messages: 0, frames: 0, bytes: 0 };
+    for (let start = 0; start < count; start += perFrame) {
+      const end = Math.min(count, start + perFrame);
+      const messages: IrcMessage[] = [];
+      for (let i = start; i < end; i++) {
+        const item = build(i);
+        const tags = this.privmsgTags(name, item.user, item.text, item.options);
+        const body = item.options?.action ? `\u0001ACTION ${item.text}\u0001` : item.text;
+        messages.push({ tags, prefix: userPrefix(item.user.login.toLowerCase()), command: 'PRIVMSG', params: [name, body] });
+      }
+      const framesByTagMode = new Map<boolean, string>();
+      for (const connection of this.#members(name)) {
+        const withTags = connection.caps.has('twitch.tv/tags');
+        let frame = framesByTagMode.get(withTags);
+        if (frame === undefined) {
+          frame = messages.map((m) => formatIrcLine(m, withTags)).join('\r\n') + '\r\n';
+          framesByTagMode.set(withTags, frame);
+        }
+        result.bytes += Buffer.byteLength(frame);
+        if (connection.ws.bufferedAmount > highWater) {
+          await new Promise<void>((resolve) => connection.ws.send(frame, () => resolve()));
+        } else {
+          connection.ws.send(frame);
+        }
+      }
+      result.frames++;
+      result.messages += end - start;
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#pingTimer);
+    this.#waiters.cancelAll('server closed');
+    for (const connection of this.#connections.values()) connection.ws.terminate();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  // ---- connection handling --------------------------------------------
+
+  #accept(ws: WebSocket): void {
+    const connection: Connection = {
+      id: this.#nextConnectionId++,
+      ws,
+      caps: new Set(),
+      pass: null,
+      login: null,
+      loggedIn: false,
+      channels: new Set(),
+    };
+    this.#connections.set(connection.id, connection);
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const text = data.toString();
+      for (const raw of text.split(/\r?\n/)) {
+        if (raw.trim()) this.#handleLine(connection, raw);
+      }
+    });
+    ws.on('close', () => {
+      this.#connections.delete(connection.id);
+      this.#waiters.check();
+    });
+    ws.on('error', () => {
+      // A client vanishing mid-write is expected in reconnect tests.
+    });
+    this.#waiters.check();
+  }
+
+  #handleLine(connection: Connection, raw: string): void {
+    const message = parseIrcLine(raw);
+    if (message === null) return;
+    this.sent.push({ connectionId: connection.id, login: connection.login, raw, message, at: Date.now() });
+    switch (message.command) {
+      case 'CAP':
+        this.#handleCap(connection, message);
+        break;
+      case 'PASS':
+        connection.pass = message.params[0] ?? '';
+        break;
+      case 'NICK':
+        this.#handleNick(connection, (message.params[0] ?? '').toLowerCase());
+        break;
+      case 'PING':
+        if (message.params.length === 0) this.#writeMessages(connection, [{ tags: {}, prefix: null, command: 'PONG', params: [SERVER] }]);
+        else this.#writeMessages(connection, [{ tags: {}, prefix: SERVER, command: 'PONG', params: [SERVER, message.params[0] as string] }]);
+        break;
+      case 'PONG':
+        break;
+      case 'JOIN':
+        if (connection.loggedIn) {
+          for (const channel of (message.params[0] ?? '').split(',')) {
+            if (channel.trim()) this.#join(connection, normalizeChannel(channel));
+          }
+        }
+        break;
+      case 'PART':
+        if (connection.loggedIn) {
+          for (const channel of (message.params[0] ?? '').split(',')) {
+            if (channel.trim()) this.#part(connection, normalizeChannel(channel));
+          }
+        }
+        break;
+      case 'PRIVMSG':
+        this.#handlePrivmsg(connection, message);
+        break;
+      default:
+        this.#writeMessages(connection, [
+          { tags: {}, prefix: SERVER, command: '421', params: [connection.login ?? '*', message.command, 'Unknown command'] },
+        ]);
+    }
+    this.#waiters.check();
+  }
+
+  #handleCap(connection: Connection, message: IrcMessage): void {
+    if ((message.params[0] ?? '').toUpperCase() !== 'REQ') return; // CAP END / LS: nothing to answer
+    const requested = (message.params[1] ?? '').split(' ').filter(Boolean);
+    const ok = requested.every((cap) => SUPPORTED_CAPS.has(cap));
+    if (ok) for (const cap of requested) connection.caps.add(cap);
+    this.#writeMessages(connection, [{ tags: {}, prefix: SERVER, command: 'CAP', params: ['*', ok ? 'ACK' : 'NAK', requested.join(' ')] }]);
+  }
+
+  #handleNick(connection: Connection, login: string): void {
+    connection.login = login;
+    if (!JUSTINFAN.test(login)) {
+      const pass = connection.pass ?? '';
+      if (!pass.startsWith('oauth:')) {
+        this.#refuseLogin(connection, 'Improperly formatted auth');
+        return;
+      }
+      const token = pass.slice('oauth:'.length);
+      const accepted = this.#options.acceptToken
+        ? this.#options.acceptToken(token, login)
+        : !(this.#options.rejectTokens ?? []).includes(token);
+      if (!accepted) {
+        this.#refuseLogin(connection, 'Login authentication failed');
+        return;
+      }
+    }
+    connection.loggedIn = true;
+    const lines: IrcMessage[] = [
+      { tags: {}, prefix: SERVER, command: '001', params: [login, 'Welcome, GLHF!'] },
+      { tags: {}, prefix: SERVER, command: '002', params: [login, 'Your host is tmi.twitch.tv'] },
+      { tags: {}, prefix: SERVER, command: '003', params: [login, 'This server is rather new'] },
+      { tags: {}, prefix: SERVER, command: '004', params: [login, '-'] },
+      { tags: {}, prefix: SERVER, command: '375', params: [login, '-'] },
+      { tags: {}, prefix: SERVER, command: '372', params: [login, 'You are in a maze of twisty passages, all alike.'] },
+      { tags: {}, prefix: SERVER, command: '376', params: [login, '>'] },
+    ];
+    if (!JUSTINFAN.test(login)) {
+      lines.push({
+        tags: {
+          'badge-info': '',
+          badges: '',
+          color: '',
+          'display-name': login,
+          'emote-sets': this.#options.emoteSets ?? '0',
+          'user-id': this.userIdOf(login),
+          'user-type': '',
+        },
+        prefix: SERVER,
+        command: 'GLOBALUSERSTATE',
+        params: [],
+      });
+    }
+    this.#writeMessages(connection, lines);
+  }
+
+  #refuseLogin(connection: Connection, text: string): void {
+    this.#writeMessages(connection, [{ tags: {}, prefix: SERVER, command: 'NOTICE', params: ['*', text] }]);
+    connection.ws.close();
+  }
+
+  #badgesOf(login: string, channel: string): Badges {
+    const name = channel.slice(1);
+    if (this.#options.userBadges) return this.#options.userBadges(login, name);
+    return login === name ? { broadcaster: '1' } : {};
+  }
+
+  #userStateTags(login: string, channel: string): IrcTags {
+    const badges = this.#badgesOf(login, channel);
+    const mod = 'moderator' in badges;
+    return {
+      'badge-info': '',
+      badges: formatBadges(badges),
+      color: '',
+      'display-name': login,
+      'emote-sets': this.#options.emoteSets ?? '0',
+      mod: mod ? '1' : '0',
+      subscriber: 'subscriber' in badges ? '1' : '0',
+      'user-type': mod ? 'mod' : '',
+    };
+  }
+
+  #join(connection: Connection, channel: string): void {
+    const login = connection.login as string;
+    connection.channels.add(channel);
+    const joinLine: IrcMessage = { tags: {}, prefix: userPrefix(login), command: 'JOIN', params: [channel] };
+    const lines: IrcMessage[] = [
+      joinLine,
+      { tags: {}, prefix: `${login}.tmi.twitch.tv`, command: '353', params: [login, '=', channel, login] },
+      { tags: {}, prefix: `${login}.tmi.twitch.tv`, command: '366', params: [login, channel, 'End of /NAMES list'] },
+    ];
+    if (!JUSTINFAN.test(login)) {
+      lines.push({ tags: this.#userStateTags(login, channel), prefix: SERVER, command: 'USERSTATE', params: [channel] });
+    }
+    lines.push({
+      tags: { 'emote-only': '0', 'followers-only': '-1', r9k: '0', 'room-id': this.roomIdOf(channel), slow: '0', 'subs-only': '0' },
+      prefix: SERVER,
+      command: 'ROOMSTATE',
+      params: [channel],
+    });
+    this.#writeMessages(connection, lines);
+    for (const other of this.#members(channel)) {
+      if (other !== connection && other.caps.has('twitch.tv/membership')) this.#writeMessages(other, [joinLine]);
+    }
+    this.joins.push({ connectionId: connection.id, login, channel, at: Date.now() });
+  }
+
+  #part(connection: Connection, channel: string): void {
+    if (!connection.channels.delete(channel)) return;
+    const partLine: IrcMessage = { tags: {}, prefix: userPrefix(connection.login as string), command: 'PART', params: [channel] };
+    this.#writeMessages(connection, [partLine]);
+    for (const other of this.#members(channel)) {
+      if (other.caps.has('twitch.tv/membership')) this.#writeMessages(other, [partLine]);
+    }
+  }
+
+  #handlePrivmsg(connection: Connection, message: IrcMessage): void {
+    const channel = normalizeChannel(message.params[0] ?? '');
+    const text = message.params[1] ?? '';
+    const joined = connection.channels.has(channel);
+    this.privmsgs.push({
+      connectionId: connection.id,
+      login: connection.login,
+      channel,
+      text,
+      joined,
+      tags: message.tags,
+      at: Date.now(),
+    });
+    if (!connection.loggedIn || !joined || JUSTINFAN.test(connection.login ?? '')) return;
+    const login = connection.login as string;
+    const id = randomUUID();
+    this.#writeMessages(connection, [
+      { tags: { ...this.#userStateTags(login, channel), id }, prefix: SERVER, command: 'USERSTATE', params: [channel] },
+    ]);
+    const badges = this.#badgesOf(login, channel);
+    const relayed: IrcMessage = {
+      tags: this.privmsgTags(channel, {
+        login,
+        broadcaster: 'broadcaster' in badges,
+        mod: 'moderator' in badges,
+        vip: 'vip' in badges,
+        badges,
+      }, text, { id }),
+      prefix: userPrefix(login),
+      command: 'PRIVMSG',
+      params: [channel, text],
+    };
+    for (const other of this.#members(channel)) {
+      if (other !== connection) this.#writeMessages(other, [relayed]);
+    }
+  }
+
+  // ---- writing ---------------------------------------------------------
+
+  #clearChatUser(channel: string, user: { login: string; userId?: string }, seconds: number | undefined): void {
+    const name = normalizeChannel(channel);
+    const tags: IrcTags = {};
+    if (seconds !== undefined) tags['ban-duration'] = String(seconds);
+    tags['room-id'] = this.roomIdOf(name);
+    tags['target-user-id'] = user.userId ?? this.userIdOf(user.login);
+    tags['tmi-sent-ts'] = String(Date.now());
+    this.#toChannel(name, { tags, prefix: SERVER, command: 'CLEARCHAT', params: [name, user.login.toLowerCase()] });
+  }
+
+  #loggedIn(): Connection[] {
+    return [...this.#connections.values()].filter((c) => c.loggedIn);
+  }
+
+  #members(channel: string): Connection[] {
+    return [...this.#connections.values()].filter((c) => c.loggedIn && c.channels.has(channel));
+  }
+
+  #toChannel(channel: string, message: IrcMessage): void {
+    for (const connection of this.#members(channel)) this.#writeMessages(connection, [message]);
+  }
+
+  #toAll(message: IrcMessage): void {
+    for (const connection of this.#loggedIn()) this.#writeMessages(connection, [message]);
+  }
+
+  #writeMessages(connection: Connection, messages: IrcMessage[]): void {
+    const withTags = connection.caps.has('twitch.tv/tags');
+    const withCommands = connection.caps.has('twitch.tv/commands');
+    const lines: string[] = [];
+    for (const message of messages) {
+      if (!withCommands && COMMANDS_CAP_ONLY.has(message.command)) continue;
+      lines.push(formatIrcLine(message, withTags));
+    }
+    this.#write(connection, lines);
+  }
+
+  #write(connection: Connection, lines: string[]): void {
+    if (lines.length === 0 || connection.ws.readyState !== connection.ws.OPEN) return;
+    connection.ws.send(lines.join('\r\n') + '\r\n');
+  }
+}

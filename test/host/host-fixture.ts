@@ -1,0 +1,49 @@
+// A host on a memory chat transport, a manual clock and captured logs.
+import { createHost } from '../../src/host/host.ts';
+import type { Host } from '../../src/host/host.ts';
+import type { ChatRateLimits } from '../../src/host/chat-transport.ts';
+import { createMemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
+import type { MemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
+import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
+import { parseConfig } from '../../src/config/load-config.ts';
+import { captureLogs } from './log-capture.ts';
+import type { LogEntry } from './log-capture.ts';
+import { ManualClock } from './manual-clock.ts';
+import { unusedOverlayClient } from './unused-overlay-client.ts';
+
+export interface TestHostOptions {
+  /** Config file contents (as an object); `plugins` defaults to none. */
+  config?: Record<string, unknown>;
+  /** Default: a folder with no plugins, so only pluginDirs are read. */
+  builtInPluginDir?: string;
+  limits?: ChatRateLimits | null;
+  overlayClient?: OverlayStyleClient;
+  setupTimeoutMs?: number;
+  clock?: ManualClock;
+}
+
+export interface TestHost {
+  host: Host;
+  chat: MemoryChatTransport;
+  clock: ManualClock;
+  logs: LogEntry[];
+  /** Lines the bot sent, text only. */
+  said(): string[];
+}
+
+export async function startTestHost(options: TestHostOptions = {}): Promise<TestHost> {
+  const config = parseConfig({ channel: { login: 'streamer' }, plugins: {}, ...options.config });
+  const chat = createMemoryChatTransport({ channels: ['streamer'], limits: options.limits ?? null });
+  const clock = options.clock ?? new ManualClock();
+  const { logger, entries } = captureLogs();
+  const host = await createHost({
+    config,
+    logger,
+    overlayClient: options.overlayClient ?? unusedOverlayClient(),
+    chatTransports: [chat],
+    clock,
+    builtInPluginDir: options.builtInPluginDir ?? '/nonexistent-built-in-plugins',
+    ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
+  });
+  return { host, chat, clock, logs: entries, said: () => chat.sent.map((line) => line.text) };
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { configSecrets } from '../../src/config/config-secrets.ts';
+import { parseConfig } from '../../src/config/load-config.ts';
+import { REDACTED } from '../../src/host/logger.ts';
+import { captureLogs } from './log-capture.ts';
+
+describe('createLogger: secrets never reach the log', () => {
+  it('redacts secret-named keys at any depth (token, clientSecret, apiKey, Authorization, ...)', () => {
+    const { logger, lines } = captureLogs();
+    logger.info({
+      config: { twitch: { clientSecret: 'cs-value-1', bot: { token: 'tok-value-2' } }, service: { apiKey: 'key-value-3' } },
+      request: { headers: { Authorization: 'Bearer hdr-value-4', 'X-Api-Key': 'hdr-value-5', cookie: 'sid=cookie-value-6' } },
+      access_token: 'at-value-7', refreshToken: 'rt-value-8', password: 'pw-value-9',
+    }, 'startup');
+    const line = lines.join('');
+    for (let index = 1; index <= 9; index++) expect(line).not.toMatch(new RegExp(`value-${index}`));
+    expect(JSON.parse(line).config.twitch.clientSecret).toBe(REDACTED);
+    expect(JSON.parse(line).request.headers.Authorization).toBe(REDACTED);
+  });
+
+  it('scrubs the config\'s secret values wherever they appear, errors and messages included', () => {
+    const config = parseConfig({
+      twitch: { clientId: 'id', clientSecret: 'the-client-secret', bot: { login: 'bot', token: 'oauth:thebottoken' } },
+      service: { mode: 'remote', baseUrl: 'https://styles.example/api/v1', apiKey: 'csk_remote_service_key_0123456789abcdefghijklmnopq' },
+    });
+    const { logger, lines } = captureLogs(configSecrets(config));
+    logger.error({ err: new Error('login failed for thebottoken with the-client-secret') }, 'connect to https://x/?secret=the-client-secret');
+    logger.warn({ url: 'https://styles.example/api/v1?key=csk_remote_service_key_0123456789abcdefghijklmnopq' }, 'remote');
+    const text = lines.join('');
+    expect(text).not.toContain('thebottoken');
+    expect(text).not.toContain('the-client-secret');
+    expect(text).not.toContain('csk_remote');
+    expect(text).toContain(REDACTED);
+  });
+
+  it('scrubs token shapes it was not told about: oauth:..., Bearer ..., OAuth ..., chatskin API keys', () => {
+    const { logger, lines } = captureLogs();
+    logger.info('irc PASS oauth:abcdef123456 then Bearer eyJhbGciOi.x.y and OAuth zzzz9999 and csk_AAAAAAAAAAAAAAAAAAAAAAAAAA');
+    const { msg } = JSON.parse(lines[0]!) as { msg: string };
+    expect(msg).toBe(`irc PASS ${REDACTED} then Bearer ${REDACTED} and OAuth ${REDACTED} and ${REDACTED}`);
+  });
+
+  it('child loggers (plugins) are scrubbed too, and keep their bindings', () => {
+    const { logger, entries } = captureLogs(['plugin-secret-1']);
+    logger.child({ plugin: 'dice' }).info({ token: 'x' }, 'has plugin-secret-1');
+    expect(entries[0]).toMatchObject({ plugin: 'dice', token: REDACTED, msg: `has ${REDACTED}` });
+  });
+
+  it('leaves ordinary fields alone', () => {
+    const { logger, entries } = captureLogs(['hunter2']);
+    logger.info({ channel: 'streamer', tokens: 3, keyboard: 'qwerty' }, 'plain');
+    expect(entries[0]).toMatchObject({ channel: 'streamer', tokens: 3, keyboard: 'qwerty', msg: 'plain' });
+  });
+});

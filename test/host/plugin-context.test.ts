@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedemptionEvent } from '../../src/sdk.ts';
+import { createPluginFolders } from './plugin-folders.ts';
+import type { PluginFolders } from './plugin-folders.ts';
+import { startTestHost } from './host-fixture.ts';
+import type { TestHost } from './host-fixture.ts';
+import { viewerTags } from './irc-tags.ts';
+import { LEVEL } from './log-capture.ts';
+import { settle } from './manual-clock.ts';
+import { unusedOverlayClient } from './unused-overlay-client.ts';
+
+const REWARDS = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'rewards',
+  setup(ctx) {
+    ctx.onRedemption('hydrate', async (redemption) => {
+      await ctx.chat.reply({ channel: redemption.channel, user: redemption.user }, 'drink some water!');
+    });
+    ctx.onRedemption('maybe', (redemption) => (redemption.input === 'yes' ? 'fulfill' : 'refund'));
+    ctx.onRedemption('explode', () => { throw new Error('reward handler broke'); });
+    ctx.onRedemption('weird', () => 'sure');
+    ctx.command({ name: 'shout', run: async (call) => {
+      const outcome = await ctx.chat.say('elsewhere', 'nobody reads this');
+      await call.say('outcome ' + outcome.status);
+    } });
+    ctx.command({ name: 'overlay', run: async (call) => {
+      try { await ctx.overlay.getTemplate(); } catch (error) { await call.say(String(error.message)); }
+    } });
+    ctx.command({ name: 'about', run: (call) => { void call.say([ctx.name, ctx.channel, typeof ctx.logger.info].join(' ')); } });
+  },
+});`;
+
+const OTHER = `import { definePlugin } from SDK;
+export default definePlugin({ name: 'other', setup(ctx) { ctx.onRedemption('hydrate', () => {}); } });`;
+
+let folders: PluginFolders;
+let test: TestHost;
+beforeAll(async () => {
+  folders = createPluginFolders();
+  folders.add('rewards', REWARDS);
+  folders.add('other', OTHER);
+  test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { rewards: {}, other: {} } }, overlayClient: unusedOverlayClient() });
+});
+afterAll(() => {
+  folders.remove();
+});
+
+function redemption(rewardKey: string, input = ''): RedemptionEvent {
+  return { id: `r-${rewardKey}-${input}`, rewardKey, channel: 'streamer', user: { id: '99', login: 'vera', displayName: 'Vera' }, input };
+}
+
+describe('redemption handlers', () => {
+  it('a handler that returns nothing fulfils; it can chat', async () => {
+    expect(await test.host.handleRedemption(redemption('hydrate'))).toEqual({ outcome: 'fulfill', plugin: 'rewards' });
+    expect(test.said()).toContain('@Vera drink some water!');
+  });
+
+  it('a handler may refund', async () => {
+    expect(await test.host.handleRedemption(redemption('maybe', 'yes'))).toEqual({ outcome: 'fulfill', plugin: 'rewards' });
+    expect(await test.host.handleRedemption(redemption('maybe', 'no'))).toEqual({ outcome: 'refund', plugin: 'rewards' });
+  });
+
+  it('a throwing handler refunds and is logged with the plugin and reward', async () => {
+    expect(await test.host.handleRedemption(redemption('explode'))).toEqual({ outcome: 'refund', plugin: 'rewards' });
+    expect(test.logs.find((entry) => entry.level === LEVEL.error && entry.rewardKey === 'explode')).toMatchObject({ plugin: 'rewards', redemption: 'r-explode-' });
+  });
+
+  it('a handler returning something else refunds, logged', async () => {
+    expect(await test.host.handleRedemption(redemption('weird'))).toEqual({ outcome: 'refund', plugin: 'rewards' });
+    expect(test.logs.find((entry) => entry.level === LEVEL.error && entry.rewardKey === 'weird')?.returned).toBe('sure');
+  });
+
+  it('an unknown reward key is unhandled, with a warning', async () => {
+    expect(await test.host.handleRedemption(redemption('nobody'))).toEqual({ outcome: 'unhandled' });
+    expect(test.logs.some((entry) => entry.level === LEVEL.warn && entry.rewardKey === 'nobody')).toBe(true);
+  });
+
+  it('a reward key already handled fails the second plugin', () => {
+    expect(test.host.plugins.find((plugin) => plugin.name === 'other')).toMatchObject({
+      state: 'failed', error: 'reward "hydrate" is already handled by plugin rewards',
+    });
+  });
+});
+
+describe('plugin context', () => {
+  async function ask(text: string): Promise<string[]> {
+    const before = test.chat.sent.length;
+    test.chat.message('#streamer', text, viewerTags());
+    await settle();
+    return test.chat.sent.slice(before).map((line) => line.text);
+  }
+
+  it('chat.say to a channel no chat serves is refused (and logged), not lost silently', async () => {
+    expect(await ask('!shout')).toEqual(['outcome refused']);
+    expect(test.logs.some((entry) => entry.level === LEVEL.warn && entry.channel === 'elsewhere')).toBe(true);
+  });
+
+  it('gives the overlay client the host was created with', async () => {
+    expect(await ask('!overlay')).toEqual(['overlay client getTemplate is not used in this test']);
+  });
+
+  it('gives the plugin its name, the host\'s channel and a logger', async () => {
+    expect(await ask('!about')).toEqual(['rewards streamer function']);
+  });
+});

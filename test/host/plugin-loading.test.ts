@@ -1,0 +1,217 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { PluginContext } from '../../src/sdk.ts';
+import { createPluginFolders } from './plugin-folders.ts';
+import type { PluginFolders } from './plugin-folders.ts';
+import { startTestHost } from './host-fixture.ts';
+import { viewerTags } from './irc-tags.ts';
+import { LEVEL } from './log-capture.ts';
+import { ManualClock, settle } from './manual-clock.ts';
+
+let folders: PluginFolders;
+beforeEach(() => {
+  folders = createPluginFolders();
+});
+afterEach(() => {
+  folders.remove();
+});
+
+/** A plugin answering `!<command>` with `<answer>`. */
+function answering(name: string, command: string, answer: string): string {
+  return `import { definePlugin } from SDK;
+export default definePlugin({
+  name: '${name}',
+  setup(ctx) {
+    ctx.command({ name: '${command}', run: (call) => { void call.reply('${answer}'); } });
+  },
+});`;
+}
+
+async function hostWith(plugins: Record<string, unknown>, extra: Record<string, unknown> = {}, options = {}) {
+  return startTestHost({ config: { pluginDirs: [folders.dir], plugins, ...extra }, ...options });
+}
+
+async function ask(test: Awaited<ReturnType<typeof hostWith>>, text: string, login = 'viewer_val'): Promise<string[]> {
+  const before = test.chat.sent.length;
+  test.chat.message('#streamer', text, viewerTags(login));
+  await settle();
+  return test.chat.sent.slice(before).map((line) => line.text);
+}
+
+describe('plugin loading', () => {
+  it('loads an enabled plugin from a plugin folder; it answers its command', async () => {
+    folders.add('hello', answering('hello', 'hi', 'hello there'));
+    const test = await hostWith({ hello: {} });
+    expect(test.host.plugins).toEqual([{ name: 'hello', state: 'running', commands: ['hi'], rewards: [] }]);
+    expect(await ask(test, '!hi')).toEqual(['@Viewer_val hello there']);
+    expect(test.logs.find((entry) => entry.msg === 'plugin started')).toMatchObject({ plugin: 'hello', commands: ['hi'] });
+  });
+
+  it('does not load a plugin that is absent from the config or has enabled: false', async () => {
+    folders.add('hello', answering('hello', 'hi', 'x'));
+    folders.add('other', answering('other', 'other', 'x'));
+    const test = await hostWith({ hello: { enabled: false } });
+    expect(test.host.plugins).toEqual([]);
+    expect(await ask(test, '!hi')).toEqual([]);
+  });
+
+  it('validates the settings with the plugin\'s schema and hands the parsed values (defaults filled) to setup', async () => {
+    folders.add('greeter', `import { definePlugin, z } from SDK;
+export default definePlugin({
+  name: 'greeter',
+  config: z.object({ greeting: z.string().min(1), times: z.number().int().min(1).default(2) }),
+  setup(ctx) {
+    ctx.command({ name: 'greet', run: (call) => { void call.say(\`\${ctx.config.greeting} x\${ctx.config.times}\`); } });
+  },
+});`);
+    const test = await hostWith({ greeter: { greeting: 'Howdy' } });
+    expect(await ask(test, '!greet')).toEqual(['Howdy x2']);
+  });
+
+  it('a plugin with bad settings fails alone, with an error naming the plugin and the path; the others run', async () => {
+    folders.add('greeter', `import { definePlugin, z } from SDK;
+export default definePlugin({
+  name: 'greeter',
+  config: z.object({ greeting: z.string(), times: z.number().int().min(1) }),
+  setup(ctx) { ctx.command({ name: 'greet', run: () => {} }); },
+});`);
+    folders.add('hello', answering('hello', 'hi', 'still here'));
+    const test = await hostWith({ greeter: { greeting: 'Hi', times: 0 }, hello: {} });
+    const greeter = test.host.plugins.find((plugin) => plugin.name === 'greeter')!;
+    expect(greeter.state).toBe('failed');
+    expect(greeter.error).toBe('invalid settings: plugins.greeter.times: must be at least 1 (got 0)');
+    const logged = test.logs.find((entry) => entry.level === LEVEL.error && entry.plugin === 'greeter');
+    expect(logged?.msg).toContain('plugin greeter failed to start');
+    expect(logged?.msg).toContain('plugins.greeter.times');
+    expect(await ask(test, '!greet')).toEqual([]);
+    expect(await ask(test, '!hi')).toEqual(['@Viewer_val still here']);
+  });
+
+  it('a plugin without a schema refuses settings', async () => {
+    folders.add('hello', answering('hello', 'hi', 'x'));
+    const test = await hostWith({ hello: { colour: 'red' } });
+    expect(test.host.plugins[0]).toMatchObject({ state: 'failed', error: 'takes no settings, but the config gives plugins.hello.colour' });
+  });
+
+  it('a plugin throwing in setup fails alone; what it registered before throwing is withdrawn', async () => {
+    folders.add('broken', `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'broken',
+  setup(ctx) {
+    ctx.command({ name: 'half', run: (call) => { void call.say('should not answer'); } });
+    ctx.onRedemption('broken-reward', () => {});
+    throw new Error('cannot reach the database');
+  },
+});`);
+    folders.add('hello', answering('hello', 'hi', 'fine'));
+    const test = await hostWith({ broken: {}, hello: {} });
+    expect(test.host.plugins.find((plugin) => plugin.name === 'broken')).toEqual({
+      name: 'broken', state: 'failed', error: 'cannot reach the database', commands: [], rewards: [],
+    });
+    expect(test.logs.find((entry) => entry.level === LEVEL.error && entry.plugin === 'broken')).toBeDefined();
+    expect(await ask(test, '!half')).toEqual([]);
+    expect(await test.host.handleRedemption({ id: 'r1', rewardKey: 'broken-reward', channel: 'streamer', user: { id: '1', login: 'a', displayName: 'A' }, input: '' }))
+      .toEqual({ outcome: 'unhandled' });
+    expect(await ask(test, '!hi')).toEqual(['@Viewer_val fine']);
+  });
+
+  it('a plugin whose async setup rejects fails alone', async () => {
+    folders.add('slowfail', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'slowfail', async setup() { await Promise.resolve(); throw new Error('later'); } });`);
+    const test = await hostWith({ slowfail: {} });
+    expect(test.host.plugins[0]).toMatchObject({ state: 'failed', error: 'later' });
+  });
+
+  it('a setup that never finishes is failed after the timeout, and cannot register afterwards', async () => {
+    folders.add('stuck', `import { definePlugin } from SDK;
+export const held = { ctx: null };
+export default definePlugin({ name: 'stuck', setup(ctx) { held.ctx = ctx; return new Promise(() => {}); } });`);
+    folders.add('hello', answering('hello', 'hi', 'after'));
+    const clock = new ManualClock();
+    const starting = hostWith({ stuck: {}, hello: {} }, {}, { setupTimeoutMs: 5_000, clock });
+    // The timeout is armed once the plugin has been imported and its setup called.
+    await vi.waitFor(() => expect(clock.pendingTimers).toBe(1));
+    await clock.advance(5_000);
+    const test = await starting;
+    expect(test.host.plugins[0]).toMatchObject({ name: 'stuck', state: 'failed', error: 'setup did not finish within 5000 ms' });
+    expect(test.host.plugins[1]).toMatchObject({ name: 'hello', state: 'running' });
+    const { held } = await import(join(folders.dir, 'stuck', 'index.ts')) as { held: { ctx: PluginContext } };
+    expect(() => held.ctx.command({ name: 'late', run: () => {} })).toThrow('plugin stuck failed to start; it cannot register anything');
+    expect(await ask(test, '!hi')).toEqual(['@Viewer_val after']);
+  });
+
+  it('a handler that throws costs one short reply and a log line naming the plugin; the host and other plugins keep serving', async () => {
+    folders.add('flaky', `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'flaky',
+  setup(ctx) {
+    ctx.command({ name: 'boom', run: () => { throw new Error('kaboom'); } });
+    ctx.command({ name: 'later', run: async () => { await Promise.resolve(); throw new Error('async kaboom'); } });
+    ctx.command({ name: 'ok', run: (call) => { void call.say('flaky still works'); } });
+  },
+});`);
+    folders.add('hello', answering('hello', 'hi', 'hello'));
+    const test = await hostWith({ flaky: {}, hello: {} });
+    expect(await ask(test, '!boom')).toEqual(['@Viewer_val sorry, !boom failed.']);
+    expect(await ask(test, '!later')).toEqual(['@Viewer_val sorry, !later failed.']);
+    const failures = test.logs.filter((entry) => entry.level === LEVEL.error && entry.msg === 'command handler failed');
+    expect(failures.map((entry) => [entry.plugin, entry.command])).toEqual([['flaky', 'boom'], ['flaky', 'later']]);
+    expect((failures[0]!.err as { message: string }).message).toBe('kaboom');
+    expect(await ask(test, '!hi')).toEqual(['@Viewer_val hello']);
+    expect(await ask(test, '!ok')).toEqual(['flaky still works']);
+  });
+
+  it('a command name or alias already taken fails the second plugin, naming the owner', async () => {
+    folders.add('first', answering('first', 'roll', 'first'));
+    folders.add('second', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'second', setup(ctx) { ctx.command({ name: 'dice', aliases: ['ROLL'], run: () => {} }); } });`);
+    const test = await hostWith({ first: {}, second: {} });
+    expect(test.host.plugins.find((plugin) => plugin.name === 'second')?.error)
+      .toBe('command dice: "roll" is already taken by command roll of plugin first');
+    expect(await ask(test, '!roll')).toEqual(['@Viewer_val first']);
+  });
+
+  it('refuses, with a message saying what to fix: a missing folder, a folder without index, a bad export, a wrong name, a module that does not load', async () => {
+    folders.add('noindex', 'export default {};', 'readme.ts');
+    folders.add('notaplugin', 'export default { hello: 1 };');
+    folders.add('misnamed', answering('other-name', 'x', 'x'));
+    folders.add('syntax', 'export default definePlugin({ name: "syntax", setup( {');
+    const test = await hostWith({ ghost: {}, noindex: {}, notaplugin: {}, misnamed: {}, syntax: {} });
+    const errors = Object.fromEntries(test.host.plugins.map((plugin) => [plugin.name, plugin.error]));
+    expect(errors.ghost).toMatch(/^no folder named "ghost" in .*; check the name under plugins: or add its folder to pluginDirs$/);
+    expect(errors.noindex).toMatch(/has no index\.ts, index\.js or index\.mjs$/);
+    expect(errors.notaplugin).toMatch(/must export default definePlugin\(\{ name, config, setup \}\)$/);
+    expect(errors.misnamed).toMatch(/declares name "other-name"; it must equal its folder name "misnamed"$/);
+    expect(errors.syntax).toMatch(/could not be loaded/);
+    expect(test.host.plugins.every((plugin) => plugin.state === 'failed')).toBe(true);
+  });
+
+  it('a plugin name found in two plugin folders is refused as ambiguous', async () => {
+    const more = createPluginFolders();
+    try {
+      folders.add('twin', answering('twin', 'a', 'a'));
+      more.add('twin', answering('twin', 'b', 'b'));
+      const test = await hostWith({ twin: {} }, { pluginDirs: [folders.dir, more.dir] });
+      expect(test.host.plugins[0]!.error).toMatch(/found in more than one folder/);
+    } finally {
+      more.remove();
+    }
+  });
+
+  it('stop runs the teardowns setup returned, and routes nothing afterwards', async () => {
+    folders.add('tidy', `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'tidy',
+  setup(ctx) {
+    ctx.command({ name: 'hi', run: (call) => { void call.say('hi'); } });
+    return () => { ctx.logger.info('tidied up'); };
+  },
+});`);
+    const test = await hostWith({ tidy: {} });
+    await test.host.stop();
+    expect(test.logs.find((entry) => entry.msg === 'tidied up')).toMatchObject({ plugin: 'tidy' });
+    expect(await ask(test, '!hi')).toEqual([]);
+    await test.host.stop();
+    expect(test.logs.filter((entry) => entry.msg === 'tidied up')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { TWITCH_CHAT_LIMITS } from '../../src/host/chat-transport.ts';
+import { createMemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
+import type { ReplyOutcome } from '../../src/host/plugin-api.ts';
+import { createReplyQueue } from '../../src/host/reply-queue.ts';
+import type { ReplyQueueOptions } from '../../src/host/reply-queue.ts';
+import { botUserstate } from './irc-tags.ts';
+import { captureLogs, LEVEL } from './log-capture.ts';
+import { ManualClock, settle } from './manual-clock.ts';
+
+function setup(options: Partial<ReplyQueueOptions> & { limits?: typeof TWITCH_CHAT_LIMITS | null } = {}) {
+  const transport = createMemoryChatTransport({ name: 'twitch', channels: ['streamer', 'other'], limits: options.limits === undefined ? TWITCH_CHAT_LIMITS : options.limits });
+  const clock = new ManualClock();
+  const start = clock.now();
+  const { logger, entries } = captureLogs();
+  const sentAt: number[] = [];
+  const say = transport.say.bind(transport);
+  transport.say = async (channel, text) => {
+    await say(channel, text);
+    sentAt.push(clock.now() - start);
+  };
+  const queue = createReplyQueue({ transport, clock, logger, maxQueued: 200, ...options });
+  return { transport, clock, queue, logs: entries, sentAt };
+}
+
+describe('reply queue: Twitch limits (sliding 30 s window)', () => {
+  it('sends at most 20 messages per 30 s, one per second, to a channel where the bot is not a moderator', async () => {
+    const { queue, clock, sentAt } = setup();
+    for (let index = 0; index < 25; index++) void queue.enqueue('streamer', `message ${index}`);
+    await clock.advance(0);
+    expect(sentAt).toEqual([0]);
+    await clock.advance(29_999);
+    // One a second (the 1 s minimum between lines), 20 in the first window.
+    expect(sentAt).toEqual(Array.from({ length: 20 }, (_, index) => index * 1000));
+    await clock.advance(1);
+    expect(sentAt).toHaveLength(21);
+    expect(sentAt[20]).toBe(30_000);
+    await clock.advance(5_000);
+    expect(sentAt).toEqual([...Array.from({ length: 20 }, (_, index) => index * 1000), 30_000, 31_000, 32_000, 33_000, 34_000]);
+  });
+
+  it('no 30 s window ever holds more than 20 messages, however they arrive', async () => {
+    const { queue, clock, sentAt } = setup();
+    for (let round = 0; round < 6; round++) {
+      for (let index = 0; index < 9; index++) void queue.enqueue('streamer', `r${round} m${index}`);
+      await clock.advance(7_300);
+    }
+    await clock.advance(120_000);
+    expect(sentAt).toHaveLength(54);
+    for (const [index, at] of sentAt.entries()) {
+      expect(sentAt.filter((other) => other > at - 30_000 && other <= at).length, `window ending at message ${index}`).toBeLessThanOrEqual(20);
+    }
+  });
+
+  it('after a USERSTATE with the moderator badge: 100 per 30 s and no 1 s spacing', async () => {
+    const { queue, clock, sentAt } = setup();
+    queue.setBotState('#streamer', botUserstate(true));
+    expect(queue.isModerator('streamer')).toBe(true);
+    for (let index = 0; index < 130; index++) void queue.enqueue('streamer', `message ${index}`);
+    await clock.advance(0);
+    expect(sentAt).toHaveLength(100);
+    expect(sentAt.every((at) => at === 0)).toBe(true);
+    await clock.advance(29_999);
+    expect(sentAt).toHaveLength(100);
+    await clock.advance(1);
+    expect(sentAt).toHaveLength(130);
+  });
+
+  it('a USERSTATE without moderator status brings back the 20 per 30 s and the 1 s spacing', async () => {
+    const { queue, clock, sentAt } = setup();
+    queue.setBotState('streamer', botUserstate(true));
+    for (let index = 0; index < 30; index++) void queue.enqueue('streamer', `fast ${index}`);
+    await clock.advance(0);
+    expect(sentAt).toHaveLength(30);
+    queue.setBotState('streamer', botUserstate(false));
+    expect(queue.isModerator('streamer')).toBe(false);
+    for (let index = 0; index < 21; index++) void queue.enqueue('streamer', `slow ${index}`);
+    await clock.advance(30_999);
+    // The moderator-only lines used the 100 bucket alone; the ordinary 20 start afresh, 1 s
+    // after the channel's last line and 1 s apart.
+    expect(sentAt.slice(30)).toEqual(Array.from({ length: 20 }, (_, index) => (index + 1) * 1000));
+    await clock.advance(1);
+    expect(sentAt.slice(50)).toEqual([31_000]);
+  });
+
+  it('the ordinary 20 are shared by every channel where the bot is not a moderator; a moderator channel has its own room', async () => {
+    const { queue, clock, transport } = setup();
+    queue.setBotState('other', botUserstate(true));
+    for (let index = 0; index < 15; index++) void queue.enqueue('streamer', `s${index}`);
+    for (let index = 0; index < 10; index++) void queue.enqueue('other', `o${index}`);
+    await clock.advance(29_999);
+    const streamerSent = transport.sent.filter((line) => line.channel === 'streamer').length;
+    expect(transport.sent.filter((line) => line.channel === 'other')).toHaveLength(10);
+    expect(streamerSent).toBe(15);
+  });
+
+  it('a transport without limits (local chat) sends at once', async () => {
+    const { queue, clock, sentAt } = setup({ limits: null });
+    for (let index = 0; index < 150; index++) void queue.enqueue('streamer', `m${index}`);
+    await clock.advance(0);
+    expect(sentAt).toHaveLength(150);
+    expect(sentAt.every((at) => at === 0)).toBe(true);
+  });
+});
+
+describe('reply queue: splitting and line hygiene', () => {
+  it('splits an over-long reply into messages of at most 500 characters on word boundaries, in order', async () => {
+    const { queue, clock, transport } = setup({ limits: null });
+    const words = Array.from({ length: 100 }, (_, index) => `word${index}`).join(' ');
+    expect(words.length).toBeGreaterThan(500);
+    const outcome = queue.enqueue('streamer', words);
+    await clock.advance(0);
+    expect(await outcome).toEqual({ status: 'sent', parts: 2 });
+    expect(transport.sent.map((line) => line.text.length).every((length) => length <= 500)).toBe(true);
+    expect(transport.sent.map((line) => line.text).join(' ')).toBe(words);
+  });
+
+  it('a reply is one line: line breaks become spaces', async () => {
+    const { queue, clock, transport } = setup({ limits: null });
+    void queue.enqueue('#Streamer', 'one\ntwo\r\nthree');
+    await clock.advance(0);
+    expect(transport.sent).toEqual([{ channel: 'streamer', text: 'one two three' }]);
+  });
+
+  it('keeps at most maxPartsPerReply parts of a huge reply, and logs it', async () => {
+    const { queue, clock, transport, logs } = setup({ limits: null, maxPartsPerReply: 3 });
+    const outcome = queue.enqueue('streamer', 'word '.repeat(1000));
+    await clock.advance(0);
+    expect(await outcome).toEqual({ status: 'sent', parts: 3 });
+    expect(transport.sent).toHaveLength(3);
+    expect(logs.find((entry) => entry.level === LEVEL.warn && /too long/.test(entry.msg ?? ''))).toMatchObject({ parts: 10, kept: 3 });
+  });
+
+  it('makes a repeat of the last line differ, since Twitch drops an identical line within 30 s unseen', async () => {
+    const { queue, clock, transport } = setup();
+    void queue.enqueue('streamer', 'same');
+    void queue.enqueue('streamer', 'same');
+    void queue.enqueue('streamer', 'same');
+    await clock.advance(5_000);
+    expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u{E0000}', 'same']);
+  });
+
+  it('does not alter a repeat where the bot is a moderator', async () => {
+    const { queue, clock, transport } = setup();
+    queue.setBotState('streamer', botUserstate(true));
+    void queue.enqueue('streamer', 'same');
+    void queue.enqueue('streamer', 'same');
+    await clock.advance(0);
+    expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same']);
+  });
+});
+
+describe('reply queue: never drops silently', () => {
+  it('a full queue refuses a new reply with a reason and a warning that gives the count', async () => {
+    const { queue, logs } = setup({ maxQueued: 5 });
+    const outcomes: Promise<ReplyOutcome>[] = [];
+    for (let index = 0; index < 7; index++) outcomes.push(queue.enqueue('streamer', `m${index}`));
+    await settle();
+    // m0 went out at once; m1..m5 wait (5); m6 does not fit.
+    expect(queue.pending('streamer')).toBe(5);
+    expect(await outcomes[6]).toEqual({ status: 'refused', reason: 'reply queue full (5 waiting)' });
+    expect(logs.find((entry) => entry.level === LEVEL.warn && entry.msg === 'reply queue full: reply refused')).toMatchObject({ channel: 'streamer', queued: 5, max: 5 });
+  });
+
+  it('a full queue coalesces a reply identical to one already waiting, and logs it', async () => {
+    const { queue, logs, clock } = setup({ maxQueued: 3 });
+    for (const text of ['a', 'b', 'c', 'd']) void queue.enqueue('streamer', text);
+    expect(await queue.enqueue('streamer', 'c')).toEqual({ status: 'coalesced' });
+    expect(logs.some((entry) => entry.level === LEVEL.warn && /coalesced/.test(entry.msg ?? ''))).toBe(true);
+    await clock.advance(10_000);
+    expect(queue.pending()).toBe(0);
+  });
+
+  it('an empty reply is refused and logged', async () => {
+    const { queue, logs } = setup();
+    expect(await queue.enqueue('streamer', ' \n ')).toEqual({ status: 'refused', reason: 'empty reply' });
+    expect(logs.some((entry) => entry.level === LEVEL.warn && /empty/.test(entry.msg ?? ''))).toBe(true);
+  });
+
+  it('a transport failure settles the reply as failed, withdraws its other parts, and logs the error', async () => {
+    const { queue, clock, transport, logs } = setup({ limits: null });
+    transport.failSends = new Error('not connected');
+    const outcome = queue.enqueue('streamer', 'word '.repeat(300));
+    await clock.advance(0);
+    expect(await outcome).toEqual({ status: 'failed', reason: 'not connected' });
+    expect(queue.pending()).toBe(0);
+    expect(transport.sent).toEqual([]);
+    expect(logs.find((entry) => entry.level === LEVEL.error)).toMatchObject({ channel: 'streamer', withdrawnParts: 3 - 1 });
+    transport.failSends = null;
+    expect(await queue.enqueue('streamer', 'back')).toEqual({ status: 'sent', parts: 1 });
+  });
+
+  it('stop settles waiting replies as failed with a warning, and refuses new ones', async () => {
+    const { queue, logs } = setup();
+    void queue.enqueue('streamer', 'first');
+    const waiting = queue.enqueue('streamer', 'second');
+    await settle();
+    queue.stop();
+    expect(await waiting).toEqual({ status: 'failed', reason: 'the host stopped before it was sent' });
+    expect(logs.find((entry) => entry.level === LEVEL.warn && /stopping/.test(entry.msg ?? ''))).toMatchObject({ parts: 1 });
+    expect(await queue.enqueue('streamer', 'late')).toEqual({ status: 'refused', reason: 'the host is stopping' });
+  });
+});
+
+describe('reply queue: a transport that throws synchronously', () => {
+  it('is handled like a rejection: the reply fails, logged, and the queue goes on', async () => {
+    const { queue, transport, clock, logs } = setup({ limits: null });
+    const say = transport.say;
+    transport.say = () => {
+      throw new Error('socket gone');
+    };
+    expect(await queue.enqueue('streamer', 'hello')).toEqual({ status: 'failed', reason: 'socket gone' });
+    expect(logs.some((entry) => entry.level === LEVEL.error)).toBe(true);
+    transport.say = say;
+    const next = queue.enqueue('streamer', 'again');
+    await clock.advance(0);
+    expect(await next).toEqual({ status: 'sent', parts: 1 });
+  });
+});

@@ -1,0 +1,45 @@
+// The SDK's typing, checked by `tsc --noEmit` (npm test runs it first): argument values typed
+// from the argument list, ctx.config typed from the schema. The runtime part checks definePlugin
+// hands the definition back unchanged.
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { definePlugin, z } from '../../src/sdk.ts';
+import type { CommandInvocation, PluginContext } from '../../src/sdk.ts';
+
+describe('sdk types', () => {
+  it('types ctx.config from the schema and args from the argument list', () => {
+    const plugin = definePlugin({
+      name: 'typed',
+      config: z.object({ limit: z.number().default(3), label: z.string() }),
+      setup(ctx) {
+        expectTypeOf(ctx.config).toEqualTypeOf<{ limit: number; label: string }>();
+        ctx.command({
+          name: 'give',
+          args: [{ name: 'who', type: 'user' }, { name: 'n', type: 'integer' }, { name: 'note', type: 'rest', optional: true }],
+          run(call) {
+            expectTypeOf(call.args).toEqualTypeOf<{ who: string; n: number; note: string | undefined }>();
+            // @ts-expect-error not an argument of this command
+            void call.args.other;
+          },
+        });
+        ctx.command({
+          name: 'plain',
+          run(call) {
+            expectTypeOf(call).toExtend<CommandInvocation<{}>>();
+          },
+        });
+      },
+    });
+    expect(plugin.name).toBe('typed');
+    expect(typeof plugin.setup).toBe('function');
+  });
+
+  it('a plugin without a schema gets an empty config', () => {
+    const plugin = definePlugin({
+      name: 'bare',
+      setup(ctx) {
+        expectTypeOf(ctx).toExtend<PluginContext<{}>>();
+      },
+    });
+    expect(plugin.config).toBeUndefined();
+  });
+});

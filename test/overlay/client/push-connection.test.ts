@@ -1,0 +1,126 @@
+// The page's side of the protocol, run in Node (which has the browser's WebSocket API) against
+// a scripted peer that plays the server's part frame by frame.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
+import type { WebSocket as PeerSocket } from 'ws';
+import { PushConnection } from '../../../src/overlay/client/push-connection.ts';
+import type { PushHandlers } from '../../../src/overlay/client/push-connection.ts';
+import { CATALOG_DEFAULTS } from '../../../src/service/settings/catalog.ts';
+import type { ServerFrame, SnapshotFrame } from '../../../src/service/push/protocol.ts';
+
+const snapshot = (version: number, heartbeatMs = 30_000): SnapshotFrame => ({
+  type: 'snapshot', version, overlay: { id: 1, name: 'Main' },
+  style: { template: { id: 1, slug: 'bubbles', name: 'Bubbles' }, settings: { ...CATALOG_DEFAULTS }, skins: [], roleSkins: {}, viewerSkins: {}, fonts: {} },
+  options: { maxMessages: 50, emoteBaseUrl: 'x', fontStylesheetBaseUrl: null, heartbeatMs },
+});
+const chat = (version: number, id: string): ServerFrame => ({ type: 'chat', version, event: { type: 'message-deleted', messageId: id } });
+
+/** A scripted server: hands each new connection to the test and records what pages send. */
+async function scriptedPeer() {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await once(server, 'listening');
+  const connections: PeerSocket[] = [];
+  const waiting: Array<(socket: PeerSocket) => void> = [];
+  server.on('connection', (socket) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter(socket);
+    else connections.push(socket);
+  });
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/overlay/t/ws`,
+    next: () => connections.shift() ?? new Promise<PeerSocket>((resolve) => waiting.push(resolve)),
+    close: () => new Promise<void>((resolve) => { for (const c of server.clients) c.terminate(); server.close(() => resolve()); }),
+  };
+}
+
+function recorder() {
+  const log: string[] = [];
+  const waiters: Array<{ match: string; resolve: () => void }> = [];
+  const note = (entry: string) => {
+    log.push(entry);
+    for (const w of [...waiters]) if (entry === w.match) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+  };
+  const handlers: PushHandlers = {
+    style: (_style, options) => note(options === null ? 'update' : 'snapshot'),
+    chat: (event) => note(`chat:${event.type === 'message-deleted' ? event.messageId : event.type}`),
+    reconnecting: () => note('reconnecting'),
+    status: (status) => note(`status:${status}`),
+  };
+  return { log, handlers, until: (match: string) => log.includes(match) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ match, resolve })) };
+}
+
+describe('PushConnection (page side)', () => {
+  let peer: Awaited<ReturnType<typeof scriptedPeer>>;
+  let connection: PushConnection | undefined;
+  afterEach(async () => {
+    connection?.stop();
+    await peer?.close();
+  });
+  const start = (url: string, handlers: PushHandlers) => {
+    connection = new PushConnection(url, handlers);
+    connection.start();
+  };
+
+  it('applies frames in version order, ignores old ones, and asks for a snapshot on a gap', async () => {
+    peer = await scriptedPeer();
+    const rec = recorder();
+    start(peer.url, rec.handlers);
+    const socket = await peer.next();
+    const received: unknown[] = [];
+    socket.on('message', (data) => received.push(JSON.parse(String(data))));
+    socket.send(JSON.stringify(snapshot(10)));
+    socket.send(JSON.stringify(chat(11, 'a')));
+    socket.send(JSON.stringify(chat(11, 'duplicate')));
+    socket.send(JSON.stringify(chat(13, 'after-gap')));
+    const [resync] = await once(socket, 'message');
+    expect(JSON.parse(String(resync))).toEqual({ type: 'resync' });
+    expect(rec.log.filter((e) => e.startsWith('chat:'))).toEqual(['chat:a', 'chat:after-gap']);
+    socket.send(JSON.stringify(snapshot(13)));
+    socket.send(JSON.stringify({ type: 'heartbeat', version: 13 }));
+    socket.send(JSON.stringify(chat(14, 'b')));
+    await rec.until('chat:b');
+    expect(received).toEqual([{ type: 'resync' }]); // one resync, none for the matching heartbeat
+  });
+
+  it('asks for a snapshot when a heartbeat shows a newer version', async () => {
+    peer = await scriptedPeer();
+    const rec = recorder();
+    start(peer.url, rec.handlers);
+    const socket = await peer.next();
+    socket.send(JSON.stringify(snapshot(5)));
+    socket.send(JSON.stringify({ type: 'heartbeat', version: 6 }));
+    const [resync] = await once(socket, 'message');
+    expect(JSON.parse(String(resync))).toEqual({ type: 'resync' });
+  });
+
+  it('reconnects when the socket closes, telling the page first, and starts again from a snapshot', async () => {
+    peer = await scriptedPeer();
+    const rec = recorder();
+    start(peer.url, rec.handlers);
+    const first = await peer.next();
+    first.send(JSON.stringify(snapshot(3)));
+    await rec.until('snapshot');
+    first.close(4008, 'too slow');
+    const second = await peer.next();
+    await rec.until('reconnecting');
+    second.send(JSON.stringify(chat(4, 'before-snapshot'))); // covered by the snapshot to come: ignored
+    second.send(JSON.stringify(snapshot(20)));
+    second.send(JSON.stringify(chat(21, 'c')));
+    await rec.until('chat:c');
+    expect(rec.log).not.toContain('chat:before-snapshot');
+    expect(rec.log.filter((e) => e === 'snapshot')).toHaveLength(2);
+  });
+
+  it('gives up on a socket that falls silent past its heartbeat and reconnects', async () => {
+    peer = await scriptedPeer();
+    const rec = recorder();
+    start(peer.url, rec.handlers);
+    const first = await peer.next();
+    first.send(JSON.stringify(snapshot(1, 20))); // heartbeat every 20 ms promised, then silence
+    const second = await peer.next();
+    expect(second).not.toBe(first);
+    await rec.until('reconnecting');
+  });
+});

@@ -1,0 +1,193 @@
+// The overlay page end to end in real headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core) against a real server: chat injected over POST /local/chat, settings
+// changed over PUT /template, computed styles read from the page.
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../src/service/settings/catalog.ts';
+import { OVERLAY_WIDE_KEYS } from '../../src/overlay/settings-css.ts';
+import { startPushTestServer } from '../service/push/push-test-server.ts';
+import type { PushTestServer } from '../service/push/push-test-server.ts';
+import { baseFor, otherValue } from './setting-variations.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+const SKIP_NOTE = `no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` (or set CHROMIUM_PATH)`;
+if (!haveChromium) console.warn(`Skipping the overlay browser tests: ${SKIP_NOTE}.`);
+
+const ARTIFACTS = 'test-artifacts';
+
+describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` (skipped: ${SKIP_NOTE})`}`, () => {
+  let server: PushTestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // Emote images and font stylesheets from this server (404s): the test never reaches the internet.
+    server = await startPushTestServer({ page: { maxMessages: 4, fontStylesheetBaseUrl: '/test-fonts/css2', emoteBaseUrl: '/test-emotes' } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function openOverlay(token = server.main.token): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 600, height: 700 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.goto(`${server.origin}/overlay/${token}`);
+    await page.waitForFunction(() => document.body.dataset.status === 'live');
+    expect(errors).toEqual([]);
+    return page;
+  }
+
+  async function chat(event: Record<string, unknown>, token = server.main.token): Promise<any> {
+    const response = await fetch(`${server.origin}/local/chat`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, event }),
+    });
+    expect(response.status).toBe(202);
+    return ((await response.json()) as { data: unknown }).data;
+  }
+
+  const computed = (page: Page, selector: string, property: string) =>
+    page.$eval(selector, (el, p) => getComputedStyle(el).getPropertyValue(p), property);
+
+  it('renders a chat message, then restyles it live after PUT /template without a reload', async () => {
+    const page = await openOverlay();
+    await page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true; });
+    await chat({ type: 'message', login: 'alice', displayName: 'Alice', text: '😀 Kappa <b>bold?</b>', emotes: '25:2-6', color: '#1e90ff', badges: ['subscriber/12'] });
+    await page.waitForSelector('.cs-msg');
+
+    // Emote placed by code points after the emoji, alt text = code; markup shown as text.
+    expect(await page.$eval('.cs-message', (el) => el.childNodes.length)).toBe(3);
+    expect(await page.$eval('.cs-message img.cs-emote', (img) => (img as HTMLImageElement).alt)).toBe('Kappa');
+    expect(await page.$eval('.cs-message', (el) => el.textContent)).toBe('😀  <b>bold?</b>');
+    expect(await page.$$('.cs-message b')).toHaveLength(0);
+    expect(await page.$eval('.cs-username', (el) => el.textContent)).toBe('Alice');
+    expect(await computed(page, '.cs-username', 'color')).toBe('rgb(30, 144, 255)');
+    expect(await page.$eval('.cs-avatar', (el) => el.textContent)).toBe('A');
+    expect(await page.$eval('.cs-badges', (el) => el.children.length)).toBe(1);
+
+    expect(await computed(page, '.cs-message', 'font-size')).toBe('14px');
+    const put = await server.api('PUT', '/template', {
+      scope: 'independent', preset_id: server.main.id,
+      values: { 'message.font-size': 28, 'bubble.background-color': '#18181bcc', 'bubble.border-radius': 12, 'bubble.padding': 10 },
+    });
+    expect(put.status).toBe(200);
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('.cs-message')!).fontSize === '28px');
+    expect(await computed(page, '.cs-msg', 'background-color')).toBe('rgba(24, 24, 27, 0.8)');
+    expect(await computed(page, '.cs-msg', 'border-top-left-radius')).toBe('12px');
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.addStyleTag({ content: 'html { background: #0e0e10; }' });
+    await page.waitForFunction(() => document.querySelector('.cs-msg')!.classList.contains('cs-entered'));
+    await page.screenshot({ path: `${ARTIFACTS}/overlay-page.png` });
+    await page.close();
+  });
+
+  it("renders a viewer's picked skin and a role's skin on top of the overlay's settings", async () => {
+    const page = await openOverlay();
+    await chat({ type: 'message', login: 'viewer', userId: '1001', text: 'picked a skin' });
+    await chat({ type: 'message', login: 'mod', userId: '3003', text: 'moderator here', badges: ['moderator/1'] });
+    await chat({ type: 'message', login: 'plain', userId: '4004', text: 'no skin' });
+    await page.waitForFunction(() => document.querySelectorAll('.cs-msg').length === 3);
+    const [picked, mod, plain] = ['1001', '3003', '4004'].map((id) => `.cs-msg[data-user-id="${id}"]`);
+    expect(await page.$eval(picked!, (el) => el.className)).toContain(`cs-skin-${server.pickedSkinId}`);
+    expect(await computed(page, `${picked} .cs-message`, 'color')).toBe('rgb(255, 215, 0)');
+    expect(await computed(page, `${mod}`, 'background-color')).toBe('rgb(0, 255, 0)');
+    expect(await computed(page, `${plain} .cs-message`, 'color')).toBe('rgb(255, 255, 255)');
+    // The skin sits on top of the overlay: the overlay's own font size carries into skinned messages.
+    expect(await computed(page, `${picked} .cs-message`, 'font-size')).toBe(await computed(page, `${plain} .cs-message`, 'font-size'));
+
+    // A skin edit reaches messages already on screen.
+    await server.api('PUT', `/skins/${server.pickedSkinId}`, { values: { 'message.font-color': '#ff00ff' } });
+    await page.waitForFunction((sel) => getComputedStyle(document.querySelector(sel)!).color === 'rgb(255, 0, 255)', `${picked} .cs-message`);
+    await page.close();
+  });
+
+  it("removes a deleted message, a cleared user's messages and everything on chat clear, and keeps at most maxMessages", async () => {
+    const page = await openOverlay();
+    const count = () => page.$$eval('.cs-msg', (els) => els.length);
+    const first = await chat({ type: 'message', login: 'a1', text: 'one' });
+    await chat({ type: 'message', login: 'a2', userId: '77', text: 'two' });
+    await chat({ type: 'message', login: 'a2', userId: '77', text: 'three' });
+    await chat({ type: 'message', login: 'a3', text: 'four' });
+    await page.waitForFunction(() => document.querySelectorAll('.cs-msg').length === 4);
+    await chat({ type: 'message-deleted', messageId: first.id });
+    await page.waitForFunction(() => document.querySelectorAll('.cs-msg').length === 3);
+    await chat({ type: 'user-cleared', userId: '77' });
+    await page.waitForFunction(() => document.querySelectorAll('.cs-msg').length === 1);
+    expect(await page.$eval('.cs-message', (el) => el.textContent)).toBe('four');
+    for (const n of [5, 6, 7, 8, 9]) await chat({ type: 'message', login: 'b', text: `m${n}` });
+    await page.waitForFunction(() => document.querySelector('.cs-msg:last-child .cs-message')?.textContent === 'm9');
+    expect(await count()).toBe(4); // maxMessages: 4 for this server
+    expect(await page.$$eval('.cs-message', (els) => els.map((el) => el.textContent))).toEqual(['m6', 'm7', 'm8', 'm9']);
+    await chat({ type: 'chat-cleared' });
+    await page.waitForFunction(() => document.querySelectorAll('.cs-msg').length === 0);
+    await page.close();
+  });
+
+  it('changes the computed style of the page for every catalog key (overlay-wide and in a skin)', async () => {
+    const page = await openOverlay();
+    // No name colour: username.font-color is the colour for chatters without one.
+    await chat({ type: 'message', login: 'fixture', text: 'Kappa text', emotes: '25:0-4', badges: ['vip/1'] });
+    await page.waitForSelector('.cs-msg');
+    const variations = SETTINGS.map((spec) => {
+      const base = baseFor(spec.key);
+      return { key: spec.key, base, changed: { ...base, [spec.key]: otherValue(spec, base[spec.key]!) } };
+    });
+    // The fixture message carries the skin class too, so skin-scoped CSS applies to it.
+    await page.$eval('.cs-msg', (el) => el.classList.add('cs-skin-999'));
+    const cases = [
+      ...variations.map((v) => ({ ...v, scope: null })),
+      ...variations.filter((v) => !OVERLAY_WIDE_KEYS.includes(v.key)).map((v) => ({ ...v, scope: 'cs-skin-999' })),
+    ];
+    // A string, so the test runner's transform leaves the page's dynamic import() alone.
+    const unchanged = await page.evaluate(`(async (cases) => {
+      const { settingsToCss } = await import('/overlay-assets/src/overlay/settings-css.ts');
+      document.querySelector('#cs-settings').remove(); // the live sheet: the fixture sheet alone decides
+      const sheet = document.createElement('style');
+      document.head.append(sheet);
+      const message = document.querySelector('.cs-msg');
+      for (const el of [message, ...message.querySelectorAll('*')]) el.classList.remove('cs-entered');
+      const elements = [document.querySelector('.cs-chat'), message, ...message.querySelectorAll('*')];
+      const fingerprint = (css) => {
+        sheet.textContent = css;
+        return elements.map((el) => { const s = getComputedStyle(el); return Array.from(s, (p) => p + ':' + s.getPropertyValue(p)).join(';'); }).join('\\n');
+      };
+      const failed = [];
+      for (const { key, base, changed, scope } of cases) {
+        const options = scope ? { scopeClass: scope } : {};
+        if (fingerprint(settingsToCss(base, options)) === fingerprint(settingsToCss(changed, options))) failed.push(key + (scope ? ' (skin)' : ''));
+      }
+      return failed;
+    })(${JSON.stringify(cases)})`) as string[];
+    expect(unchanged).toEqual([]);
+    await page.close();
+  });
+
+  it('loads Google-source fonts by name from the configured base, falling back to the default style when refused', async () => {
+    await server.api('PUT', '/template', { scope: 'independent', preset_id: server.main.id, values: { 'username.font-family': 'Open Sans', 'username.font-weight': 700 } });
+    const page = await openOverlay();
+    // The test base answers 404, as Google does for a weight a family lacks: the page asks again without weights.
+    await page.waitForFunction(() => [...document.querySelectorAll('link[rel=stylesheet]')]
+      .some((link) => (link as HTMLLinkElement).href.endsWith('/test-fonts/css2?family=Open+Sans&display=swap')));
+    const requested = await page.$$eval('link[data-requested]', (links) => links.map((l) => (l as HTMLLinkElement).dataset.requested));
+    expect(requested).toContain('/test-fonts/css2?family=Open+Sans:wght@700&display=swap');
+    expect(requested).toContain('/test-fonts/css2?family=Inter:wght@400&display=swap');
+    await page.close();
+  });
+
+  it('shows the not-found page for an unknown token, without a socket', async () => {
+    const page = await browser.newPage();
+    const response = await page.goto(`${server.origin}/overlay/${'q'.repeat(32)}`);
+    expect(response!.status()).toBe(404);
+    expect(await page.textContent('h1')).toBe('Overlay not found');
+    await page.close();
+  });
+});

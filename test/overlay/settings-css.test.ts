@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { CATALOG_DEFAULTS, ENTRANCE_ANIMATIONS, SETTINGS } from '../../src/service/settings/catalog.ts';
+import { ADVANCED_GROUPS } from '../../src/overlay/advanced-keys.ts';
+import { ENTRANCE_TO_ANIMATE_CSS } from '../../src/overlay/entrance-animations.ts';
+import { OVERLAY_WIDE_KEYS, fontFamilyValue, settingsToCss } from '../../src/overlay/settings-css.ts';
+import { baseFor, otherValue } from './setting-variations.ts';
+
+describe('settingsToCss', () => {
+  it.each(SETTINGS.map((s) => [s.key, s] as const))('overlay-wide CSS changes when %s leaves its default', (key, spec) => {
+    const base = baseFor(key);
+    const changed = { ...base, [key]: otherValue(spec, base[key]!) };
+    expect(settingsToCss(changed)).not.toBe(settingsToCss(base));
+  });
+
+  const perMessage = SETTINGS.filter((s) => !OVERLAY_WIDE_KEYS.includes(s.key));
+  it.each(perMessage.map((s) => [s.key, s] as const))('skin-scoped CSS changes when %s leaves its default', (key, spec) => {
+    const base = baseFor(key);
+    const changed = { ...base, [key]: otherValue(spec, base[key]!) };
+    const options = { scopeClass: 'cs-skin-5' };
+    expect(settingsToCss(changed, options)).not.toBe(settingsToCss(base, options));
+  });
+
+  it.each(OVERLAY_WIDE_KEYS)('skin-scoped CSS ignores the container key %s', (key) => {
+    const spec = SETTINGS.find((s) => s.key === key)!;
+    const base = baseFor(key);
+    const changed = { ...base, [key]: otherValue(spec, base[key]!) };
+    expect(settingsToCss(changed, { scopeClass: 'cs-skin-5' })).toBe(settingsToCss(base, { scopeClass: 'cs-skin-5' }));
+  });
+
+  it('scopes every rule of a skin to its class and leaves out the container', () => {
+    const css = settingsToCss(CATALOG_DEFAULTS, { scopeClass: 'cs-skin-5' });
+    const selectors = [...css.matchAll(/^([^\s}][^{\n]*) \{$/gm)].map((m) => m[1]!);
+    expect(selectors.length).toBeGreaterThan(3);
+    for (const selector of selectors) expect(selector.startsWith('.cs-msg.cs-skin-5')).toBe(true);
+    expect(css).not.toContain('.cs-chat');
+  });
+
+  it('refuses a scope that is not a plain class name', () => {
+    expect(() => settingsToCss(CATALOG_DEFAULTS, { scopeClass: 'x{}' })).toThrow(/plain class name/);
+  });
+
+  it.each(ADVANCED_GROUPS.map((g) => [g.toggle, g] as const))('%s: per-part keys only count while it is true, the uniform key only while false', (_toggle, group) => {
+    const off = { ...baseFor(group.parts[0]!), [group.toggle]: false };
+    const on = { ...off, [group.toggle]: true };
+    expect(settingsToCss({ ...off, [group.parts[0]!]: 99 })).toBe(settingsToCss(off));
+    expect(settingsToCss({ ...on, [group.uniform]: 99 })).toBe(settingsToCss(on));
+  });
+
+  it('writes per-corner radii in CSS shorthand order', () => {
+    const css = settingsToCss({
+      ...CATALOG_DEFAULTS,
+      'bubble.border-radius-advanced': true,
+      'bubble.border-radius-top-left': 1,
+      'bubble.border-radius-top-right': 2,
+      'bubble.border-radius-bottom-right': 3,
+      'bubble.border-radius-bottom-left': 4,
+    });
+    expect(css).toMatch(/\.cs-msg \{[^}]*border-radius: 1px 2px 3px 4px;/);
+  });
+
+  it('writes per-side chat padding in CSS shorthand order', () => {
+    const css = settingsToCss({
+      ...CATALOG_DEFAULTS,
+      'chat.padding-advanced': true,
+      'chat.padding-top': 1, 'chat.padding-right': 2, 'chat.padding-bottom': 3, 'chat.padding-left': 4,
+    });
+    expect(css).toMatch(/\.cs-chat \{[^}]*padding: 1px 2px 3px 4px;/);
+  });
+
+  it('writes an inset box shadow with spread', () => {
+    const css = settingsToCss({
+      ...CATALOG_DEFAULTS,
+      'message.box-shadow-inset': true,
+      'message.box-shadow-offset-x': -2,
+      'message.box-shadow-offset-y': 3,
+      'message.box-shadow-blur-radius': 4,
+      'message.box-shadow-spread-radius': -5,
+      'message.box-shadow-color': '#11223344',
+    });
+    expect(css).toContain('box-shadow: inset -2px 3px 4px -5px #11223344;');
+  });
+
+  it('draws a gradient over the background colour', () => {
+    const gradient = 'linear-gradient(90deg, #ff0000 0%, #0000ff 100%)';
+    const css = settingsToCss({ ...CATALOG_DEFAULTS, 'bubble.background-color': '#000000', 'bubble.background-gradient': gradient });
+    expect(css).toMatch(new RegExp(`\\.cs-msg \\{[^}]*background-color: #000000;\\n  background-image: ${gradient.replace(/[()]/g, '\\$&')};`));
+  });
+
+  it('writes text stroke through -webkit-text-stroke', () => {
+    const css = settingsToCss({ ...CATALOG_DEFAULTS, 'message.text-stroke-width': 2, 'message.text-stroke-color': '#ff0000' });
+    expect(css).toContain('-webkit-text-stroke: 2px #ff0000;');
+  });
+
+  it('falls back to the default for values that could break out of a declaration', () => {
+    const css = settingsToCss({
+      ...CATALOG_DEFAULTS,
+      'bubble.background-color': 'red; } body { display: none',
+      'bubble.background-gradient': 'linear-gradient(red, blue); } *{x:y',
+      'message.font-family': 'Evil"; } * { color: red',
+      'bubble.width': '12',
+      'bubble.alignment': 'middle',
+    });
+    expect(css).toBe(settingsToCss(CATALOG_DEFAULTS));
+  });
+
+  it('quotes font families and leaves generic families bare', () => {
+    expect(fontFamilyValue('Open Sans', { 'Open Sans': 'google' })).toBe('"Open Sans", sans-serif');
+    expect(fontFamilyValue('monospace', { monospace: 'generic' })).toBe('monospace');
+  });
+
+  it('shows the name in the chatter colour, with font-color for chatters without one', () => {
+    const css = settingsToCss({ ...CATALOG_DEFAULTS, 'username.font-color': '#00ff00' });
+    expect(css).toContain('color: var(--cs-user-color, #00ff00);');
+  });
+
+  it('hides the avatar of a template without one (ticker) and keeps the bubble unstyled', () => {
+    const ticker = Object.fromEntries(Object.entries(CATALOG_DEFAULTS).filter(([k]) => !/^(bubble|avatar)\./.test(k)));
+    const css = settingsToCss(ticker);
+    expect(css).toMatch(/\.cs-msg \.cs-avatar \{\n  display: none;\n\}/);
+    expect(css).not.toMatch(/^\.cs-msg \{/m);
+  });
+});
+
+describe('entrance animations', () => {
+  const animateCss = readFileSync(createRequire(import.meta.url).resolve('animate.css/animate.css'), 'utf8');
+
+  it.each(ENTRANCE_ANIMATIONS.filter((n) => n !== 'none'))('%s maps to keyframes animate.css defines', (name) => {
+    const { keyframes } = ENTRANCE_TO_ANIMATE_CSS.get(name)!;
+    expect(animateCss).toContain(`@keyframes ${keyframes} {`);
+  });
+
+  it('uses the mapped keyframes, duration, delay and easing', () => {
+    const css = settingsToCss({
+      ...CATALOG_DEFAULTS,
+      'avatar.animation-entrance': 'jack-in-the-box',
+      'avatar.animation-duration': 1200,
+      'avatar.animation-delay': 300,
+      'avatar.animation-easing': 'linear',
+    });
+    expect(css).toMatch(/\.cs-msg \.cs-avatar \{[^}]*animation-name: jackInTheBox;\n  animation-duration: 1200ms;\n  animation-delay: 300ms;\n  animation-timing-function: linear;/);
+  });
+});

@@ -1,0 +1,315 @@
+// The push protocol over real sockets against a real service (docs/push.md).
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { ChatMessageEvent } from '../../../src/service/push/protocol.ts';
+import { OverlaySocket, startPushTestServer } from './push-test-server.ts';
+import type { PushTestServer } from './push-test-server.ts';
+
+const message = (id: string, text = 'hello'): ChatMessageEvent => ({
+  type: 'message', id, userId: '42', login: 'alice', displayName: 'Alice', color: '#1e90ff', text, emotes: '', badges: [], avatarUrl: null,
+});
+
+describe('push gateway', () => {
+  let server: PushTestServer;
+  beforeAll(async () => { server = await startPushTestServer(); });
+  afterAll(async () => { await server.close(); });
+
+  async function connect(token: string): Promise<{ socket: OverlaySocket; version: number }> {
+    const socket = new OverlaySocket(server.origin, token);
+    const snapshot = await socket.nextOf('snapshot');
+    return { socket, version: snapshot.version };
+  }
+
+  /** Proves no frame reached `socket` since `version`: the next chat frame is exactly version + 1. */
+  async function expectNothingSince(socket: OverlaySocket, version: number, accountId = server.accountId): Promise<number> {
+    server.gateway.pushChatEvent(accountId, { type: 'chat-cleared' });
+    const frame = await socket.nextOf('chat');
+    expect(frame.version).toBe(version + 1);
+    return frame.version;
+  }
+
+  it('sends a snapshot on connect with template, effective settings, skins in use, role and viewer skins, and options', async () => {
+    const { socket } = await connect(server.main.token);
+    const frame = await (async () => { socket.send({ type: 'resync' }); return socket.nextOf('snapshot'); })();
+    const view = await server.api('GET', `/template?preset_id=${server.main.id}`);
+    expect(frame.overlay).toEqual({ id: server.main.id, name: 'Main' });
+    expect(frame.style.template).toEqual({ id: view.body.data.template_id, slug: view.body.data.template_slug, name: view.body.data.template_name });
+    expect(frame.style.settings).toEqual(view.body.data.settings_values);
+    expect(frame.style.skins.map((s) => s.id).sort()).toEqual([server.roleSkinId, server.pickedSkinId].sort());
+    const roleSkin = frame.style.skins.find((s) => s.id === server.roleSkinId)!;
+    expect(roleSkin.overrides).toEqual({ 'bubble.background-color': '#00ff00' });
+    expect(roleSkin.settings['bubble.background-color']).toBe('#00ff00');
+    expect(frame.style.roleSkins).toEqual({ moderator: server.roleSkinId });
+    expect(frame.style.viewerSkins).toEqual({ '1001': server.pickedSkinId });
+    expect(frame.style.fonts).toEqual({ Inter: 'google' });
+    expect(frame.options).toEqual({
+      maxMessages: 50, emoteBaseUrl: 'https://static-cdn.jtvnw.net/emoticons/v2', fontStylesheetBaseUrl: null, heartbeatMs: 30_000,
+    });
+    expect(Number.isInteger(frame.version)).toBe(true);
+    socket.close();
+  });
+
+  it('sends an update with the next version after PUT /template (independent)', async () => {
+    const { socket, version } = await connect(server.main.token);
+    const put = await server.api('PUT', '/template', { scope: 'independent', preset_id: server.main.id, values: { 'message.font-size': 21 } });
+    expect(put.status).toBe(200);
+    const update = await socket.nextOf('update');
+    expect(update.version).toBe(version + 1);
+    expect(update.causes).toEqual(['template']);
+    expect(update.style.settings['message.font-size']).toBe(21);
+    socket.close();
+  });
+
+  it('fans PUT /template scope source out to the sync source and every overlay synced to it, and no other', async () => {
+    const sockets = await Promise.all([server.source, server.syncedA, server.syncedB, server.main].map((o) => connect(o.token)));
+    const put = await server.api('PUT', '/template', { scope: 'source', preset_id: server.syncedA.id, values: { 'bubble.gap': 33 } });
+    expect(put.status).toBe(200);
+    for (const { socket, version } of sockets.slice(0, 3)) {
+      const update = await socket.nextOf('update');
+      expect(update.version).toBe(version + 1);
+      expect(update.style.settings['bubble.gap']).toBe(33);
+    }
+    const [unrelated] = sockets.slice(3);
+    await expectNothingSince(unrelated!.socket, unrelated!.version);
+    for (const { socket } of sockets) socket.close();
+  });
+
+  it('updates only the overlay written with scope override', async () => {
+    const [a, b] = await Promise.all([connect(server.syncedA.token), connect(server.syncedB.token)]);
+    await server.api('PUT', '/template', { scope: 'override', preset_id: server.syncedB.id, values: { 'bubble.width': 321 } });
+    const update = await b!.socket.nextOf('update');
+    expect(update.style.settings['bubble.width']).toBe(321);
+    await expectNothingSince(a!.socket, a!.version);
+    a!.socket.close();
+    b!.socket.close();
+  });
+
+  it('sends an update after PUT /skins of a role-assigned skin, and none for a skin nobody uses', async () => {
+    const { socket, version } = await connect(server.main.token);
+    const unused = await server.api('PUT', `/skins/${server.unusedSkinId}`, { values: { 'message.font-size': 31 } });
+    expect(unused.status).toBe(200);
+    const put = await server.api('PUT', `/skins/${server.roleSkinId}`, { values: { 'bubble.border-width': 4 } });
+    expect(put.status).toBe(200);
+    const update = await socket.nextOf('update');
+    expect(update.version).toBe(version + 1); // nothing came for the unused skin
+    expect(update.causes).toEqual(['skin']);
+    expect(update.style.skins.find((s) => s.id === server.roleSkinId)!.overrides['bubble.border-width']).toBe(4);
+    socket.close();
+  });
+
+  it('sends an update after PUT /skins of a skin a viewer picked, and when a viewer picks another', async () => {
+    const { socket, version } = await connect(server.main.token);
+    await server.api('PUT', `/skins/${server.pickedSkinId}`, { values: { 'message.font-weight': 700 } });
+    const update = await socket.nextOf('update');
+    expect(update.version).toBe(version + 1);
+    expect(update.style.skins.find((s) => s.id === server.pickedSkinId)!.overrides['message.font-weight']).toBe('700');
+
+    const viewer = await server.service.registerViewer({ twitchUserId: '2002', login: 'picker' });
+    await server.service.pickSkin(server.accountId, viewer.id, server.unusedSkinId);
+    const picked = await socket.nextOf('update');
+    expect(picked.version).toBe(version + 2);
+    expect(picked.causes).toEqual(['viewer-skin']);
+    expect(picked.style.viewerSkins['2002']).toBe(server.unusedSkinId);
+    expect(picked.style.skins.map((s) => s.id)).toContain(server.unusedSkinId);
+    await server.service.pickSkin(server.accountId, viewer.id, null);
+    await socket.nextOf('update');
+    socket.close();
+  });
+
+  it('folds changes committed together into one update listing every cause', async () => {
+    const { socket, version } = await connect(server.main.token);
+    await server.service.runInTransaction(async () => {
+      await server.service.updateTemplate(server.accountId, { scope: 'independent', preset_id: server.main.id, values: { 'bubble.gap': 12 } });
+      await server.service.updateSkin(server.accountId, server.roleSkinId, { values: { 'bubble.border-width': 6 } });
+    });
+    const update = await socket.nextOf('update');
+    expect(update.version).toBe(version + 1);
+    expect(update.causes.sort()).toEqual(['skin', 'template']);
+    expect(update.style.settings['bubble.gap']).toBe(12);
+    await expectNothingSince(socket, update.version);
+    socket.close();
+  });
+
+  it("sends every kind of chat event to all of the channel's overlays with consecutive versions", async () => {
+    const [main, synced] = await Promise.all([connect(server.main.token), connect(server.syncedA.token)]);
+    const other = await connect(server.otherChannel.token);
+    const events = [
+      message('m1', '<b>hi</b>'),
+      { type: 'message-deleted' as const, messageId: 'm1' },
+      { type: 'user-cleared' as const, userId: '42' },
+      { type: 'chat-cleared' as const },
+    ];
+    for (const event of events) server.gateway.pushChatEvent(server.accountId, event);
+    for (const { socket, version } of [main!, synced!]) {
+      for (const [i, event] of events.entries()) {
+        const frame = await socket.nextOf('chat');
+        expect(frame.version).toBe(version + i + 1);
+        expect(frame.event).toEqual(event);
+      }
+    }
+    await expectNothingSince(other.socket, other.version, server.otherChannel.accountId);
+    for (const { socket } of [main!, synced!, other]) socket.close();
+  });
+
+  it('gives a reconnecting client a snapshot with what changed while it was away, and a fresh snapshot on resync', async () => {
+    const first = await connect(server.main.token);
+    first.socket.close();
+    await first.socket.closed;
+    await server.api('PUT', '/template', { scope: 'independent', preset_id: server.main.id, values: { 'message.font-size': 23 } });
+    server.gateway.pushChatEvent(server.accountId, message('missed'));
+    const again = await connect(server.main.token);
+    expect(again.version).toBeGreaterThanOrEqual(first.version); // versions never go back
+    const snapshot = await (async () => { again.socket.send({ type: 'resync' }); return again.socket.nextOf('snapshot'); })();
+    expect(snapshot.style.settings['message.font-size']).toBe(23);
+    expect(snapshot.version).toBe(again.version);
+    again.socket.close();
+  });
+
+  it("serves a newcomer's snapshot from the last read while the stored version is unchanged", async () => {
+    const first = await connect(server.syncedB.token);
+    const reads = server.gateway.stats().styleReads;
+    const second = await connect(server.syncedB.token);
+    expect(server.gateway.stats().styleReads).toBe(reads);
+    first.socket.close();
+    second.socket.close();
+  });
+
+  it('gives a newcomer the style after a change, announced or not (another process writing the same database)', async () => {
+    const watcher = await connect(server.main.token);
+    await server.api('PUT', '/template', { scope: 'independent', preset_id: server.main.id, values: { 'message.font-size': 25 } });
+    await watcher.socket.nextOf('update');
+    const afterAnnounced = await connect(server.main.token);
+    expect((await (async () => { afterAnnounced.socket.send({ type: 'resync' }); return afterAnnounced.socket.nextOf('snapshot'); })()).style.settings['message.font-size']).toBe(25);
+    // Like the CLI in another process: a committed change and a version bump, but no event here.
+    await server.store.transaction(async (tx) => {
+      const overlay = (await tx.findOverlay(server.main.id))!;
+      await tx.updateOverlay(server.main.id, { values: { ...overlay.values, 'message.font-size': 26 } });
+      await tx.bumpOverlayVersions([server.main.id]);
+    });
+    const newcomer = new OverlaySocket(server.origin, server.main.token);
+    expect((await newcomer.nextOf('snapshot')).style.settings['message.font-size']).toBe(26);
+    for (const socket of [watcher.socket, afterAnnounced.socket, newcomer]) socket.close();
+  });
+
+  it('refuses the socket of an unknown token with 404, before any handshake', async () => {
+    for (const token of ['x'.repeat(32), 'nope', '%E0%A4%A']) {
+      const socket = new WebSocket(`${server.origin.replace('http', 'ws')}/overlay/${token}/ws`);
+      socket.on('error', () => { /* the refused handshake */ });
+      const [, response] = await once(socket, 'unexpected-response') as [unknown, { statusCode: number }];
+      expect(response.statusCode).toBe(404);
+      socket.terminate();
+    }
+  });
+
+  it('refuses WebSocket upgrades on any other path', async () => {
+    const socket = new WebSocket(`${server.origin.replace('http', 'ws')}/api/v1/template`);
+    socket.on('error', () => { /* the refused handshake */ });
+    const [, response] = await once(socket, 'unexpected-response') as [unknown, { statusCode: number }];
+    expect(response.statusCode).toBe(404);
+    socket.terminate();
+  });
+
+  it('closes a socket that sends anything but resync with 1008', async () => {
+    const { socket } = await connect(server.main.token);
+    socket.send({ type: 'hello' });
+    expect((await socket.closed).code).toBe(1008);
+  });
+});
+
+describe('push gateway when the service fails', () => {
+  it('answers the upgrade with 500 when the token lookup throws, and keeps serving', async () => {
+    const server = await startPushTestServer();
+    await server.store.close(); // every read now throws
+    const socket = new WebSocket(`${server.origin.replace('http', 'ws')}/overlay/${server.main.token}/ws`);
+    socket.on('error', () => { /* the refused handshake */ });
+    const [, response] = await once(socket, 'unexpected-response') as [unknown, { statusCode: number }];
+    expect(response.statusCode).toBe(500);
+    socket.terminate();
+    expect((await fetch(`${server.origin}/overlay-assets/overlay.css`)).status).toBe(200);
+    await server.close().catch(() => { /* the store is already closed */ });
+  });
+});
+
+describe('push gateway heartbeats', () => {
+  let server: PushTestServer;
+  beforeAll(async () => { server = await startPushTestServer({ heartbeatMs: 40 }); });
+  afterAll(async () => { await server.close(); });
+
+  it('terminates a socket that stops answering pings', async () => {
+    const dead = new OverlaySocket(server.origin, server.main.token, { autoPong: false });
+    await dead.nextOf('snapshot');
+    const closed = await dead.closed;
+    expect(closed.code).toBe(1006); // no close frame: the server cut it
+    expect(server.gateway.stats().deadTerminated).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps a socket that answers, sending heartbeats with the current version', async () => {
+    const live = new OverlaySocket(server.origin, server.main.token);
+    const snapshot = await live.nextOf('snapshot');
+    for (let i = 0; i < 5; i++) {
+      const beat = await live.nextOf('heartbeat');
+      expect(beat.version).toBe(snapshot.version);
+    }
+    expect(live.socket.readyState).toBe(WebSocket.OPEN);
+    live.close();
+  });
+});
+
+describe('push gateway flow control', () => {
+  const limit = 64 * 1024;
+  let server: PushTestServer;
+  beforeAll(async () => { server = await startPushTestServer({ maxBufferedBytes: limit, closeGraceMs: 60_000 }); });
+  afterAll(async () => { await server.close(); });
+
+  /** A connected overlay socket whose reader has stopped reading (the OS buffers fill, then the gateway's). */
+  async function stalledReader(): Promise<{ slow: OverlaySocket; version: number; resume(): void }> {
+    const slow = new OverlaySocket(server.origin, server.main.token);
+    const { version } = await slow.nextOf('snapshot');
+    const raw = (slow.socket as unknown as { _socket: import('node:net').Socket })._socket;
+    raw.pause();
+    return { slow, version, resume: () => raw.resume() };
+  }
+
+  /** Pushes chat messages with `text` until the gateway drops one for the stalled reader. */
+  async function fillUntilDropping(text: string): Promise<void> {
+    const before = server.gateway.stats().droppedFrames;
+    for (let sent = 0; server.gateway.stats().droppedFrames === before;) {
+      if (sent > 1_000_000) throw new Error('the gateway never dropped a frame for a stalled reader');
+      for (let i = 0; i < 200; i++) server.gateway.pushChatEvent(server.accountId, message(`flood-${sent++}`, text));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  it('drops chat messages for a stalled reader within the limit; the reader then sees the gap and resyncs', async () => {
+    const { slow, version, resume } = await stalledReader();
+    await fillUntilDropping('x'.repeat(1000));
+    expect(server.gateway.stats().maxBufferedSeen).toBeLessThanOrEqual(limit);
+    expect(server.gateway.stats().slowClosed).toBe(0);
+    resume();
+    // Each frame read lets one more message in; once the buffer has room they are sent again,
+    // after the dropped ones, so the reader meets a gap.
+    let expected = version + 1;
+    for (;;) {
+      const frame = await slow.nextOf('chat');
+      if (frame.version !== expected) break;
+      expected++;
+      server.gateway.pushChatEvent(server.accountId, message(`after-${expected}`));
+    }
+    slow.send({ type: 'resync' });
+    let frame = await slow.next();
+    while (frame.type !== 'snapshot') frame = await slow.next(); // frames already in flight
+    expect(frame.version).toBeGreaterThan(expected);
+    slow.close();
+  });
+
+  it('closes a stalled reader with 4008 when a removal does not fit, instead of dropping it', async () => {
+    const { slow, resume } = await stalledReader();
+    await fillUntilDropping('x'); // ~190-byte frames: less room than that is left
+    server.gateway.pushChatEvent(server.accountId, { type: 'message-deleted', messageId: 'm'.repeat(150) });
+    expect(server.gateway.stats().slowClosed).toBe(1);
+    expect(server.gateway.stats().maxBufferedSeen).toBeLessThanOrEqual(limit);
+    resume();
+    expect((await slow.closed).code).toBe(4008);
+  });
+});

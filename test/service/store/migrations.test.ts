@@ -1,0 +1,93 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, migrate } from '../../../src/service/store/migrations.ts';
+import { openSqliteStore } from '../../../src/service/store/sqlite-store.ts';
+import { tempDir } from '../core/service-harness.ts';
+
+const dirs: string[] = [];
+function dbFile(): string {
+  const dir = tempDir();
+  dirs.push(dir);
+  return path.join(dir, 'nested', 'chatskin.db');
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('migrations', () => {
+  it('creates every table on a fresh database (and its folder) and records the version', async () => {
+    const file = dbFile();
+    const store = openSqliteStore({ path: file });
+    await store.close();
+    const db = new DatabaseSync(file, { readOnly: true });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
+    expect(tables).toEqual(expect.arrayContaining([
+      'accounts', 'api_keys', 'templates', 'overlays', 'skins', 'skin_roles', 'viewers', 'entitlements',
+      'viewer_skin_picks', 'processed_redemptions', 'schema_migrations',
+    ]));
+    const recorded = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+    expect(recorded.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    db.close();
+  });
+
+  it('re-opening applies nothing and keeps the data', async () => {
+    const file = dbFile();
+    const first = openSqliteStore({ path: file });
+    await first.transaction(async (tx) => {
+      await tx.insertAccount({ login: 'alice', premium: false, twitchUserId: null });
+    });
+    await first.close();
+
+    const db = new DatabaseSync(file);
+    expect(migrate(db, file).applied).toEqual([]);
+    expect(db.prepare('SELECT count(*) AS n FROM schema_migrations').get()!.n).toBe(MIGRATIONS.length);
+    db.close();
+
+    const second = openSqliteStore({ path: file });
+    expect((await second.findAccountByLogin('alice'))?.login).toBe('alice');
+    await second.close();
+  });
+
+  it('refuses to open a database with a newer schema, naming both versions', async () => {
+    const file = dbFile();
+    await openSqliteStore({ path: file }).close();
+    const db = new DatabaseSync(file);
+    db.prepare('INSERT INTO schema_migrations (version, name) VALUES (?, ?)').run(LATEST_SCHEMA_VERSION + 1, 'from the future');
+    db.close();
+
+    expect(() => openSqliteStore({ path: file })).toThrow(SchemaTooNewError);
+    expect(() => openSqliteStore({ path: file })).toThrow(
+      new RegExp(`schema version ${LATEST_SCHEMA_VERSION + 1}.*up to ${LATEST_SCHEMA_VERSION}.*upgrade chatskin`),
+    );
+  });
+
+  it('rolls a failing migration back completely', () => {
+    const db = new DatabaseSync(':memory:');
+    const broken = [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: 'broken', sql: 'CREATE TABLE half (id INTEGER); SELECT * FROM missing_table;' }];
+    expect(() => migrate(db, ':memory:', broken)).toThrow(/Migration 2 \(broken\)/);
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get()!.n).toBe(0);
+    expect(db.prepare('SELECT max(version) AS v FROM schema_migrations').get()!.v).toBe(LATEST_SCHEMA_VERSION);
+    db.close();
+  });
+});
+
+describe('connection settings', () => {
+  it('uses WAL, synchronous FULL by default, foreign keys and a 5 s busy timeout', async () => {
+    const store = openSqliteStore({ path: dbFile() });
+    expect(store.connectionSettings()).toEqual({ journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000 });
+    await store.close();
+  });
+
+  it('applies the configured synchronous level and busy timeout', async () => {
+    const store = openSqliteStore({ path: dbFile(), synchronous: 'NORMAL', busyTimeoutMs: 1234 });
+    expect(store.connectionSettings()).toMatchObject({ synchronous: 'NORMAL', busyTimeoutMs: 1234 });
+    await store.close();
+  });
+
+  it('refuses settings it does not know', () => {
+    expect(() => openSqliteStore({ path: dbFile(), synchronous: 'SOMETIMES' as never })).toThrow(/synchronous must be one of OFF, NORMAL, FULL, EXTRA/);
+    expect(() => openSqliteStore({ path: dbFile(), busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs must be a non-negative integer/);
+  });
+});

@@ -1,0 +1,39 @@
+// What the admin commands share: the config they name, and the bundled service on its database.
+import { ConfigError, loadConfig, resolveConfigPath } from '../config/index.ts';
+import type { Config } from '../config/index.ts';
+import { openService } from '../runtime/open-service.ts';
+import type { StyleService } from '../service/style-service.ts';
+import { ServiceError } from '../service/types.ts';
+import type { CliOptions } from '../main.ts';
+import { CliError } from './cli-error.ts';
+
+export function loadCliConfig(options: CliOptions): Config {
+  try {
+    return loadConfig(resolveConfigPath(options.config));
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
+      throw new CliError(`Config file not found: ${resolveConfigPath(options.config)}`);
+    }
+    throw error;
+  }
+}
+
+/** Runs `fn` against the bundled service, closing the database after; service refusals become one-line CLI errors. */
+export async function withService<T>(options: CliOptions, fn: (service: StyleService, config: Config) => Promise<T>): Promise<T> {
+  const config = loadCliConfig(options);
+  const opened = await openService(config);
+  try {
+    return await fn(opened.service, config);
+  } catch (error) {
+    if (error instanceof ServiceError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    await opened.close();
+  }
+}
+
+export function requireArgs(args: string[], count: number, usage: string): string[] {
+  if (args.length !== count || args.some((a) => a.trim() === '')) throw new CliError(`Usage: ${usage}`);
+  return args;
+}

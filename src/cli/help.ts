@@ -1,0 +1,71 @@
+// `chatskin --help` and `chatskin help COMMAND`. Keep in step with README.md and docs/cli.md.
+
+export const HELP = `chatskin: Twitch bot host and overlay style service
+
+Usage: chatskin <command> [arguments] [--config FILE]
+
+Commands:
+  start                         Run the host: API at http://HOST:PORT/api/v1, overlay, bot
+  seed FILE                     Apply a YAML fixture idempotently; prints the ids as JSON
+  keys create LOGIN             Create the account's API key (printed once, last line)
+  keys revoke LOGIN             Revoke the account's active API key
+  premium LOGIN on|off          Switch the account's premium subscription
+  overlays list LOGIN           Each overlay's id, name and browser-source URL
+  chat say TEXT [--as LOGIN] [--role ROLE] [--url URL]
+                                Send a chat line to a running host's local chat
+
+Options:
+  -c, --config FILE             Config file (default: $CHATSKIN_CONFIG, else config/default.yaml)
+  -h, --help                    Help for a command
+  -v, --version                 Print the version
+
+Docs: README.md, docs/cli.md, docs/config.md, docs/api.md
+`;
+
+const COMMAND_HELP: Record<string, string> = {
+  start: `Usage: chatskin start [--config FILE]
+
+Starts the whole host in one process: the overlay style service's HTTP API
+(http://HOST:PORT/api/v1, from config http.host and http.port), the overlay
+browser source (/overlay/TOKEN), its live push WebSocket, the bot with its
+plugins, and, with no Twitch credentials, the local chat. Prints the URLs.
+GET /healthz answers 200 once ready. SIGINT/SIGTERM shut down gracefully.
+`,
+  seed: `Usage: chatskin seed FILE [--config FILE]
+
+Applies a YAML fixture (accounts, overlays, skins, global skins, viewers,
+purchases) idempotently and prints one JSON object of the stored ids:
+{"accounts":{"alice":{"id":1,"overlays":{"Main":1},"skins":{"neon":2}}},
+ "global_skins":{"classic":3},"viewers":{"viewer_one":1}}
+The format is in docs/cli.md.
+`,
+  keys: `Usage: chatskin keys create LOGIN [--config FILE]
+       chatskin keys revoke LOGIN [--config FILE]
+
+create: makes the account's API key and prints the token alone on the last
+line of stdout; it is shown only this once (only its SHA-256 is stored).
+Refuses while the account has an active key: revoke it first.
+revoke: revokes the active key; a running server refuses it on its next request.
+`,
+  premium: `Usage: chatskin premium LOGIN on|off [--config FILE]
+
+Switches the account's premium subscription. Without it the API answers 403.
+Takes effect on a running server's next request.
+`,
+  overlays: `Usage: chatskin overlays list LOGIN [--config FILE]
+
+Prints each overlay of the account: id, name, template and the full
+browser-source URL to paste into OBS.
+`,
+  chat: `Usage: chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]
+
+Sends a chat line to a running host's local chat (loopback only), as if
+LOGIN (default: viewer) typed it. ROLE is one of broadcaster, moderator,
+vip, subscriber, everyone (default everyone). --url defaults to the host's
+address from the config.
+`,
+};
+
+export function commandHelp(name: string): string {
+  return COMMAND_HELP[name] ?? HELP;
+}

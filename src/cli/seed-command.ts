@@ -1,0 +1,25 @@
+// chatskin seed FILE: applies a YAML fixture idempotently, prints the stored ids as one JSON object.
+import type { CliOptions } from '../main.ts';
+import { applySeed } from '../service/seed.ts';
+import { readSeedFile } from '../service/seed-fixture.ts';
+import { withService, requireArgs } from './cli-context.ts';
+import { CliError } from './cli-error.ts';
+
+export async function run(args: string[], options: CliOptions): Promise<void> {
+  const [file] = requireArgs(args, 1, 'chatskin seed FILE [--config FILE]');
+  const result = await withService(options, async (service) => {
+    let fixture: unknown;
+    try {
+      fixture = readSeedFile(file!);
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error));
+    }
+    try {
+      return await applySeed(service, fixture, file);
+    } catch (error) {
+      if (error instanceof Error && /^Seed/.test(error.name)) throw new CliError(error.message);
+      throw error;
+    }
+  });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}

@@ -1,0 +1,24 @@
+// chatskin start: runs the host until SIGINT/SIGTERM.
+import type { CliOptions } from '../main.ts';
+import { configSecrets } from '../config/index.ts';
+import { createLogger, handleShutdownSignals } from '../host/index.ts';
+import { startChatskin } from '../runtime/start-chatskin.ts';
+import { overlayUrl } from '../runtime/public-url.ts';
+import { loadCliConfig, requireArgs } from './cli-context.ts';
+
+export async function run(args: string[], options: CliOptions): Promise<void> {
+  requireArgs(args, 0, 'chatskin start [--config FILE]');
+  const config = loadCliConfig(options);
+  // Logs go to stderr so stdout stays for what a person reads (URLs, local chat).
+  const logger = createLogger({ level: config.log.level, secrets: configSecrets(config), destination: process.stderr });
+  const running = await startChatskin(config, { logger });
+  const overlays = await running.service.listOverlays(running.account.id);
+  const lines = [
+    `chatskin is running for channel "${running.account.login}"`,
+    `  API:     ${running.apiUrl}`,
+    `  Health:  ${running.baseUrl}/healthz`,
+    ...overlays.map((o) => `  Overlay: ${overlayUrl(running.baseUrl, o.token)}   (${o.name}${o.isDefault ? ', default' : ''})`),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  handleShutdownSignals(() => running.close(), { logger });
+}

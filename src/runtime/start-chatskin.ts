@@ -1,0 +1,106 @@
+// The composition root: one process with the overlay style service (API), the overlay page and
+// its push socket on one HTTP server, and the bot host with its plugins and chat transports.
+// Everything is built here and nowhere else, so the layers below stay unaware of each other.
+import Fastify from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import { createOverlayClientFromConfig } from '../client/index.ts';
+import { createHost } from '../host/index.ts';
+import type { Host } from '../host/index.ts';
+import { registerOverlayServer } from '../overlay/overlay-server.ts';
+import { apiServerOptions, registerApi, registerHealthz } from '../service/http/index.ts';
+import type { PushGateway } from '../service/push/push-gateway.ts';
+import { servicePushSource } from '../service/push/service-push-source.ts';
+import type { StyleService } from '../service/style-service.ts';
+import type { Account } from '../service/types.ts';
+import { createChatTransports } from './chat-transports.ts';
+import type { StartedTransports } from './chat-transports.ts';
+import { openService } from './open-service.ts';
+import { publicBaseUrl } from './public-url.ts';
+
+export interface RunningChatskin {
+  /** http://HOST:PORT of the overlay and /healthz (overlay.publicUrl when set). */
+  baseUrl: string;
+  /** The spec's {base_url}. */
+  apiUrl: string;
+  port: number;
+  account: Account;
+  service: StyleService;
+  gateway: PushGateway;
+  host: Host;
+  transports: StartedTransports;
+  /** Graceful stop: no new chat, in-flight work finished, sockets and database closed. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger: Logger;
+  /** Where the local chat reads lines; default process.stdin when localChat.stdin is on. */
+  stdin?: NodeJS.ReadableStream | null;
+  /** Where the local chat writes bot replies; default process.stdout. */
+  stdout?: { write(text: string): unknown };
+}
+
+export async function startChatskin(config: Config, options: StartOptions): Promise<RunningChatskin> {
+  const { logger } = options;
+  const opened = await openService(config, { warmFonts: true });
+  const { service } = opened;
+  const cleanups: Array<() => Promise<unknown>> = [() => opened.close()];
+  const runCleanups = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
+    }
+  };
+  try {
+    const account = await service.ensureAccount(config.channel.login);
+
+    const app = Fastify({
+      ...apiServerOptions({ logger: logger.child({ component: 'http' }), redirectErrors: config.api.redirectErrors }),
+      disableRequestLogging: true,
+    });
+    registerHealthz(app);
+    registerApi(app, {
+      operations: service,
+      authenticate: (token) => service.authenticate(token),
+      prefix: config.api.prefix,
+      rateLimit: { perMinute: config.api.rateLimit.perMinute, failedAuthPerMinute: config.api.rateLimit.failedAuthPerMinute },
+      bodyLimitBytes: config.api.bodyLimitBytes,
+      edgeFilter: { blockedAgents: config.api.edgeFilter.blockedAgents },
+      redirectErrors: config.api.redirectErrors,
+    });
+    const gateway = registerOverlayServer(app, servicePushSource(service), {
+      page: {
+        maxMessages: config.overlay.maxMessages,
+        emoteBaseUrl: config.overlay.emoteCdn,
+        fontStylesheetBaseUrl: config.overlay.googleFontsCss,
+      },
+    });
+    cleanups.push(() => app.close());
+
+    const overlayClient = createOverlayClientFromConfig(config.service, {
+      bundled: { operations: service, accountId: account.id },
+    });
+    const transports = createChatTransports(config, {
+      logger, service, gateway, account, app,
+      stdin: options.stdin, stdout: options.stdout ?? process.stdout,
+    });
+    const host = await createHost({ config, logger, overlayClient, chatTransports: transports.list });
+    cleanups.push(() => host.stop());
+
+    await app.listen({ host: config.http.host, port: config.http.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.http.port;
+    // Chat is taken last, once every consumer of it is listening; it is stopped first.
+    await transports.start();
+    cleanups.push(() => transports.stop());
+
+    const baseUrl = publicBaseUrl(config, port);
+    return {
+      baseUrl, apiUrl: `${baseUrl}${config.api.prefix}`, port, account, service, gateway, host, transports,
+      close: runCleanups,
+    };
+  } catch (error) {
+    await runCleanups();
+    throw error;
+  }
+}

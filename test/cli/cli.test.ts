@@ -1,0 +1,133 @@
+// The CLI as people and scripts use it: real child processes on a real database file.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLIENT_HEADERS, runCli, startHost, tempWorkspace } from './cli-process.ts';
+import type { RunningHost } from './cli-process.ts';
+
+const FIXTURE = `
+accounts:
+  - login: alice
+    premium: true
+    overlays:
+      - { name: Main, template: bubbles, default: true, values: { bubble.width: 420 } }
+      - { name: Second, template: bubbles, sync_source: Main, overrides: { avatar.size: 80 } }
+    skins:
+      - { slug: neon, name: Neon, description: Bright, template: bubbles, availability: purchase, active: true, values: { bubble.background-color: "#ff00ff" }, roles: [moderator] }
+global_skins:
+  - { slug: classic, name: Classic, template: bubbles, availability: free, values: {} }
+viewers:
+  - { twitch_user_id: "1001", twitch_username: viewer_one }
+purchases:
+  - { account: alice, viewer: viewer_one, skin: neon }
+`;
+
+describe('chatskin CLI', () => {
+  it('prints help and refuses unknown commands with exit code 1', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['start', 'seed FILE', 'keys create LOGIN', 'keys revoke LOGIN', 'premium LOGIN on|off', 'overlays list LOGIN']) {
+      expect(help.stdout).toContain(command);
+    }
+    const unknown = await runCli(['frobnicate']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Unknown command "frobnicate"');
+  });
+
+  it('names the file, the path and what is allowed for a bad config', async () => {
+    const { config } = tempWorkspace('commands: { prefix: "two words" }');
+    const result = await runCli(['overlays', 'list', 'alice', '--config', config]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(config);
+    expect(result.stderr).toContain('commands.prefix');
+    expect(result.stderr).not.toContain('    at ');
+  });
+
+  it('seeds idempotently and prints the ids in the documented shape', async () => {
+    const { dir, config } = tempWorkspace();
+    const fixture = join(dir, 'fixture.yaml');
+    writeFileSync(fixture, FIXTURE);
+    const first = await runCli(['seed', fixture, '--config', config]);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const ids = JSON.parse(first.stdout) as {
+      accounts: Record<string, { id: number; overlays: Record<string, number>; skins: Record<string, number> }>;
+      global_skins: Record<string, number>;
+      viewers: Record<string, number>;
+    };
+    expect(Object.keys(ids)).toEqual(['accounts', 'global_skins', 'viewers']);
+    expect(Object.keys(ids.accounts.alice!.overlays)).toEqual(expect.arrayContaining(['Main', 'Second']));
+    expect(ids.accounts.alice!.skins.neon).toEqual(expect.any(Number));
+    expect(ids.global_skins.classic).toEqual(expect.any(Number));
+    expect(ids.viewers.viewer_one).toEqual(expect.any(Number));
+    const second = await runCli(['seed', fixture, '--config', config]);
+    expect(JSON.parse(second.stdout)).toEqual(ids);
+  });
+
+  it('creates one key at a time, printing the token alone on the last line', async () => {
+    const { dir, config } = tempWorkspace();
+    const fixture = join(dir, 'fixture.yaml');
+    writeFileSync(fixture, FIXTURE);
+    await runCli(['seed', fixture, '--config', config]);
+    const created = await runCli(['keys', 'create', 'alice', '--config', config]);
+    expect(created.code).toBe(0);
+    const token = created.stdout.trimEnd().split('\n').at(-1)!;
+    expect(token).toMatch(/^\S{40,}$/);
+    const again = await runCli(['keys', 'create', 'alice', '--config', config]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/active/i);
+    expect(again.stdout).toBe('');
+    expect((await runCli(['keys', 'revoke', 'alice', '--config', config])).code).toBe(0);
+    const recreated = await runCli(['keys', 'create', 'alice', '--config', config]);
+    expect(recreated.code).toBe(0);
+    expect(recreated.stdout.trimEnd().split('\n').at(-1)).not.toBe(token);
+  });
+
+  describe('start', () => {
+    const { dir, config } = tempWorkspace();
+    let host: RunningHost;
+    afterAll(async () => { await host?.stop(); });
+
+    it('serves the API, /healthz and the overlay, and sees CLI changes on the next request', async () => {
+      const fixture = join(dir, 'fixture.yaml');
+      writeFileSync(fixture, FIXTURE);
+      expect((await runCli(['seed', fixture, '--config', config])).code).toBe(0);
+      host = await startHost(config, { cwd: dir });
+      expect(host.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+
+      const health = await fetch(`${host.baseUrl}/healthz`);
+      expect(health.status).toBe(200);
+      // `overlays list` prints the same browser-source URLs the running host serves.
+      const listed = await runCli(['overlays', 'list', 'alice', '--config', config]);
+      expect(listed.code).toBe(0);
+      const page = await fetch(host.overlayUrls[0]!);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<script type="module"');
+
+      const created = await runCli(['keys', 'create', 'alice', '--config', config]);
+      const token = created.stdout.trimEnd().split('\n').at(-1)!;
+      const get = () => fetch(`${host.apiUrl}/template`, { headers: { ...CLIENT_HEADERS, authorization: `Bearer ${token}` } });
+      const ok = await get();
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { data: { settings_values: Record<string, unknown> } }).data.settings_values['bubble.width']).toBe(420);
+
+      expect((await runCli(['premium', 'alice', 'off', '--config', config])).code).toBe(0);
+      const noPremium = await get();
+      expect(noPremium.status).toBe(403);
+      expect(((await noPremium.json()) as { message: string }).message).toMatch(/premium/i);
+
+      expect((await runCli(['premium', 'alice', 'on', '--config', config])).code).toBe(0);
+      expect((await get()).status).toBe(200);
+      expect((await runCli(['keys', 'revoke', 'alice', '--config', config])).code).toBe(0);
+      const revoked = await get();
+      expect(revoked.status).toBe(401);
+      expect(await revoked.json()).toEqual({ message: 'Unauthenticated.' });
+    });
+
+    it('shuts down gracefully on SIGTERM with exit code 0', async () => {
+      const code = await host.stop('SIGTERM');
+      expect(code).toBe(0);
+      await expect(fetch(`${host.baseUrl}/healthz`)).rejects.toThrow();
+    });
+  });
+});

@@ -1,21 +1,22 @@
 // A server under test in its own process, so the load generator does not share its event loop.
 // The parent sends one message saying what to serve and gets back { origin }; it disconnects
 // (or sends { kind: 'stop' }) to end it.
-//   { kind: 'chatskin', dbPath }   the API app on the real service over that SQLite file
+//   { kind: 'chatskin', dbPath, synchronous? }   the API app on the real service over that SQLite file
 //   { kind: 'raw', routes }        the bare node:http baseline answering fixed bytes
 import type { FastifyInstance } from 'fastify';
 import { buildApiApp } from '../../src/service/http/app.ts';
 import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../../src/service/settings/templates.ts';
 import { openSqliteStore } from '../../src/service/store/sqlite-store.ts';
+import type { SynchronousLevel } from '../../src/service/store/sqlite-store.ts';
 import { createStyleService } from '../../src/service/style-service.ts';
 import { startRawJsonServer } from './raw-json-server.ts';
 
 export type BenchServerRequest =
-  | { kind: 'chatskin'; dbPath: string }
+  | { kind: 'chatskin'; dbPath: string; synchronous?: SynchronousLevel }
   | { kind: 'raw'; routes: Record<string, string> /* METHOD path -> base64 body */ };
 
-async function serveChatskin(dbPath: string): Promise<{ origin: string; close(): Promise<void> }> {
-  const store = openSqliteStore({ path: dbPath });
+async function serveChatskin(dbPath: string, synchronous?: SynchronousLevel): Promise<{ origin: string; close(): Promise<void> }> {
+  const store = openSqliteStore({ path: dbPath, ...(synchronous === undefined ? {} : { synchronous }) });
   const service = await createStyleService({ store, templates: loadTemplates(DEFAULT_TEMPLATES_DIR) });
   const app: FastifyInstance = buildApiApp({
     operations: service,
@@ -44,7 +45,7 @@ const stop = async () => {
 process.on('message', async (message: BenchServerRequest | { kind: 'stop' }) => {
   if (message.kind === 'stop') return stop();
   const server = message.kind === 'chatskin'
-    ? await serveChatskin(message.dbPath)
+    ? await serveChatskin(message.dbPath, message.synchronous)
     : await startRawJsonServer(Object.fromEntries(
       Object.entries(message.routes).map(([route, base64]) => [route, Buffer.from(base64, 'base64')]),
     ));

@@ -3,9 +3,9 @@
 // (and report errors with the file and path).
 import { z } from 'zod';
 import type { Dispatcher } from 'undici';
-import type { StyleOperations } from '../service/types.ts';
 import { createHttpClient } from './http-client.ts';
 import { createInProcessClient } from './in-process-client.ts';
+import type { BundledOperations } from './in-process-client.ts';
 import type { OverlayStyleClient } from './overlay-style-client.ts';
 
 export const overlayClientConfigSchema = z.discriminatedUnion('mode', [
@@ -26,7 +26,7 @@ export type OverlayClientConfig = z.infer<typeof overlayClientConfigSchema>;
 
 export interface OverlayClientDependencies {
   /** The bundled service and the account the host acts as; required for `mode: bundled`. */
-  bundled?: { operations: StyleOperations; accountId: number };
+  bundled?: { operations: BundledOperations; accountId: number };
   /** undici dispatcher for `mode: remote`. */
   dispatcher?: Dispatcher;
 }

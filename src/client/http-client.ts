@@ -16,13 +16,16 @@
 //   if the first attempt did revoke, a repeat would answer 404 for a call that succeeded.
 // A 3xx is never followed: it means the base URL is wrong or something in between rewrote the
 // request, and following it could carry the key elsewhere.
+//
+// registerViewer, listPickableSkins and pickSkin have no endpoint in the spec: they reject at
+// once with an OverlayStyleError of kind `unsupported`, sending nothing.
 import { setTimeout as sleepMs } from 'node:timers/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { getGlobalDispatcher } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest } from './overlay-style-client.ts';
-import { fromServiceError, OverlayStyleError } from './overlay-style-error.ts';
+import { fromServiceError, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
 import { ServiceError } from '../service/types.ts';
 import { checkIdentifier, checkIdParam, encodeJsonBody, encodePathSegment } from './request-checks.ts';
 import {
@@ -345,5 +348,9 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       const call: Call = { method: 'GET', path: `/viewers/${segment}/skins`, idempotent: true };
       return (await sendFor(call, dataEnvelope(viewerSkinRefShape.array()))).body.data;
     }),
+
+    registerViewer: () => Promise.reject(unsupportedByRemote('registerViewer')),
+    listPickableSkins: () => Promise.reject(unsupportedByRemote('listPickableSkins')),
+    pickSkin: () => Promise.reject(unsupportedByRemote('pickSkin')),
   };
 }

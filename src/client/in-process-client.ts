@@ -3,9 +3,20 @@
 // bodies travel as the JSON the wire would carry, URL parameters are checked as the routes check
 // them, answers are projected onto the spec's fields, and refusals become OverlayStyleError
 // with the status the API would answer.
-import type { StyleOperations } from '../service/types.ts';
-import { ServiceError } from '../service/types.ts';
-import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest } from './overlay-style-client.ts';
+//
+// It also does what only the bundled service can (no spec endpoint): signing chatters in, and the
+// skins a viewer may pick and their pick, straight on the service's viewer operations.
+import { normalizeTwitchUserId } from '../service/operations/account-admin.ts';
+import type { SkinSummary } from '../service/operations/skin-admin.ts';
+import { SKIN_NOT_FOUND } from '../service/operations/skin-operations.ts';
+import type { StyleService } from '../service/style-service.ts';
+import type { StyleOperations, Viewer } from '../service/types.ts';
+import { ServiceError, validationError } from '../service/types.ts';
+import { VIEWER_NOT_FOUND } from '../service/viewer-lookup.ts';
+import type {
+  ChatViewer, OverlayStyleClient, PickableSkin, SettingsPatch, SkinGrantRequest, SkinPickResult, UpdateTemplateRequest,
+  ViewerById,
+} from './overlay-style-client.ts';
 import { fromServiceError, OverlayStyleError } from './overlay-style-error.ts';
 import { checkIdentifier, checkIdParam, encodeJsonBody } from './request-checks.ts';
 import {
@@ -13,6 +24,21 @@ import {
   viewerSkinRefShape,
 } from './response-shapes.ts';
 import type { z } from 'zod';
+
+/** What the in-process client calls: the spec's seven operations and the bundled service's viewer operations. */
+export type BundledOperations = StyleOperations & Pick<
+  StyleService,
+  'registerViewer' | 'findViewer' | 'getSkin' | 'findSkinBySlug' | 'listPickableSkins' | 'pickSkin' | 'getViewerSkinForRoles'
+>;
+
+const VIEWER_SHAPE = 'The viewer must be an object with a twitchUserId (digits).';
+const SKIN_CHOICE = 'The skin must be a skin id, a skin slug, or null for none.';
+
+/** The Twitch user id of a viewer argument; 422 as the service words it. */
+function viewerIdOf(viewer: unknown): string {
+  if (typeof viewer !== 'object' || viewer === null) throw validationError({ viewer: [VIEWER_SHAPE] });
+  return normalizeTwitchUserId((viewer as { twitchUserId?: unknown }).twitchUserId);
+}
 
 /** The body exactly as the HTTP API would receive it: encoded, size-checked, decoded afresh. */
 function asWireBody(body: object): unknown {
@@ -38,7 +64,7 @@ function project<T extends z.ZodType>(shape: T, value: unknown, operation: strin
   });
 }
 
-export function createInProcessClient(operations: StyleOperations, accountId: number): OverlayStyleClient {
+export function createInProcessClient(operations: BundledOperations, accountId: number): OverlayStyleClient {
   if (!Number.isSafeInteger(accountId) || accountId < 1) {
     throw new TypeError(`createInProcessClient: accountId must be a positive integer, got ${String(accountId)}`);
   }
@@ -49,6 +75,31 @@ export function createInProcessClient(operations: StyleOperations, accountId: nu
     } catch (error) {
       throw toOverlayStyleError(error);
     }
+  }
+
+  /** The signed-in viewer with exactly this Twitch user id; 404 otherwise. */
+  async function requireViewer(viewer: unknown): Promise<Viewer> {
+    const twitchUserId = viewerIdOf(viewer);
+    const found = await operations.findViewer(twitchUserId);
+    // findViewer falls back to an all-digit login; here only the user id counts.
+    if (found === null || found.twitchUserId !== twitchUserId) throw new ServiceError(404, VIEWER_NOT_FOUND);
+    return found;
+  }
+
+  /** A skin the channel may use (its own or a global one), by id or slug; 404 otherwise. */
+  async function resolveSkin(skin: unknown): Promise<SkinSummary> {
+    let found: SkinSummary | null;
+    if (typeof skin === 'number') {
+      found = await operations.getSkin(checkIdParam('skin_id', skin)!);
+    } else if (typeof skin === 'string') {
+      const text = skin.trim().toLowerCase();
+      found = await operations.findSkinBySlug(accountId, text) ?? await operations.findSkinBySlug(null, text);
+      if (found === null && /^[0-9]{1,15}$/.test(text)) found = await operations.getSkin(Number(text));
+    } else {
+      throw validationError({ skin: [SKIN_CHOICE] });
+    }
+    if (found === null || (found.accountId !== null && found.accountId !== accountId)) throw new ServiceError(404, SKIN_NOT_FOUND);
+    return found;
   }
 
   return {
@@ -85,6 +136,36 @@ export function createInProcessClient(operations: StyleOperations, accountId: nu
     listViewerSkins: (identifier: string) => call(async () => {
       const skins = await operations.listViewerSkins(accountId, checkIdentifier(identifier));
       return project(viewerSkinRefShape.array(), skins, 'listViewerSkins');
+    }),
+
+    registerViewer: (viewer: ChatViewer) => call(async () => {
+      const twitchUserId = viewerIdOf(viewer);
+      const { login, displayName } = viewer;
+      const registered = await operations.registerViewer({ twitchUserId, login, ...(displayName === undefined ? {} : { displayName }) });
+      return { twitchUserId: registered.twitchUserId, login: registered.twitchUsername, displayName: registered.displayName };
+    }),
+
+    listPickableSkins: (viewer: ViewerById) => call(async (): Promise<PickableSkin[]> => {
+      const found = await requireViewer(viewer);
+      const skins = await operations.listPickableSkins(accountId, found.id);
+      // With no roles, the skin "for roles" is the viewer's own pick.
+      const picked = await operations.getViewerSkinForRoles(accountId, found.twitchUserId, []);
+      return skins.map((skin) => ({
+        id: skin.id,
+        name: skin.name,
+        slug: skin.slug,
+        description: skin.description,
+        availability: skin.availability,
+        templateSlug: skin.template.slug,
+        picked: picked?.id === skin.id,
+      }));
+    }),
+
+    pickSkin: (viewer: ViewerById, skin: number | string | null) => call(async (): Promise<SkinPickResult> => {
+      const found = await requireViewer(viewer);
+      const target = skin === null ? null : await resolveSkin(skin);
+      const changed = await operations.pickSkin(accountId, found.id, target?.id ?? null);
+      return { skin: target === null ? null : { id: target.id, name: target.name, slug: target.slug }, changed };
     }),
   };
 }

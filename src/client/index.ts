@@ -1,10 +1,13 @@
 // The overlay client's public surface: the interface, its two implementations, the one error.
 export type {
-  OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest, ViewerIdentifier,
+  ChatViewer, OverlayStyleClient, PickableSkin, RegisteredViewer, SettingsPatch, SkinGrantRequest, SkinPickResult,
+  UpdateTemplateRequest, ViewerById, ViewerIdentifier,
 } from './overlay-style-client.ts';
-export { isOverlayStyleError, OverlayStyleError } from './overlay-style-error.ts';
+export { isOverlayStyleError, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
+export { overlayErrorLine } from './overlay-error-line.ts';
 export type { OverlayStyleErrorInit, OverlayStyleErrorKind } from './overlay-style-error.ts';
 export { createInProcessClient } from './in-process-client.ts';
+export type { BundledOperations } from './in-process-client.ts';
 export { createHttpClient } from './http-client.ts';
 export type { HttpClientOptions } from './http-client.ts';
 export { createOverlayClientFromConfig, overlayClientConfigSchema } from './client-from-config.ts';

@@ -9,9 +9,11 @@ import type { FieldErrors, ServiceError } from '../service/types.ts';
  * - `redirect`: a 3xx arrived instead of JSON (never followed; usually a wrong base URL);
  * - `timeout`: no complete answer within the per-request timeout (`status` 0);
  * - `network`: the connection failed (refused, reset, DNS; `status` 0);
- * - `invalid_response`: a success status whose body is not the JSON envelope the spec promises.
+ * - `invalid_response`: a success status whose body is not the JSON envelope the spec promises;
+ * - `unsupported`: the operation has no spec endpoint, so a remote service cannot do it
+ *   (`status` 0, nothing was sent); it needs the bundled service.
  */
-export type OverlayStyleErrorKind = 'service' | 'redirect' | 'timeout' | 'network' | 'invalid_response';
+export type OverlayStyleErrorKind = 'service' | 'redirect' | 'timeout' | 'network' | 'invalid_response' | 'unsupported';
 
 export interface OverlayStyleErrorInit {
   status: number;
@@ -40,6 +42,16 @@ export class OverlayStyleError extends Error {
     this.errors = init.errors;
     this.retryAfter = init.retryAfter;
   }
+}
+
+/** The error a remote client throws for an operation only the bundled service has. */
+export function unsupportedByRemote(operation: string): OverlayStyleError {
+  return new OverlayStyleError({
+    status: 0,
+    kind: 'unsupported',
+    message: `${operation} is not supported by a remote overlay style service: the API has no endpoint for it. `
+      + 'It needs the bundled service (config service.mode: bundled).',
+  });
 }
 
 /** Whether `error` is an OverlayStyleError with `status` (for `catch` blocks in plugins). */

@@ -12,5 +12,8 @@ export function unusedOverlayClient(): OverlayStyleClient {
     unlockSkin: unused('unlockSkin'),
     revokeSkin: unused('revokeSkin'),
     listViewerSkins: unused('listViewerSkins'),
+    registerViewer: unused('registerViewer'),
+    listPickableSkins: unused('listPickableSkins'),
+    pickSkin: unused('pickSkin'),
   };
 }

@@ -1,0 +1,183 @@
+// The grants plugin in the real host over a memory chat, with the in-process client over the real
+// service on a temp SQLite database seeded with a fixture.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createInProcessClient } from '../../src/client/in-process-client.ts';
+import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
+import type { ChatTags } from '../../src/host/chat-transport.ts';
+import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
+import { applySeed } from '../../src/service/seed.ts';
+import type { SeedResult } from '../../src/service/seed.ts';
+import { startTestHost } from '../../test/host/host-fixture.ts';
+import type { TestHost } from '../../test/host/host-fixture.ts';
+import { broadcasterTags, moderatorTags, viewerTags, vipTags } from '../../test/host/irc-tags.ts';
+import { settle } from '../../test/host/manual-clock.ts';
+import { openHarness } from '../../test/service/core/service-harness.ts';
+import type { Harness } from '../../test/service/core/service-harness.ts';
+
+const FIXTURE = {
+  accounts: [
+    {
+      login: 'streamer',
+      premium: true,
+      overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }],
+      skins: [
+        { slug: 'neon', name: 'Neon', template: 'bubbles', availability: 'purchase', values: {} },
+        { slug: 'vault', name: 'Vault', template: 'bubbles', availability: 'exclusive', values: {} },
+        { slug: 'retired', name: 'Retired', template: 'bubbles', availability: 'purchase', active: false, values: {} },
+        { slug: 'tape', name: 'Tape', template: 'ticker', availability: 'purchase', values: {} },
+      ],
+    },
+    { login: 'other', premium: true, skins: [{ slug: 'foreign', name: 'Foreign', template: 'bubbles', availability: 'purchase', values: {} }] },
+  ],
+  global_skins: [{ slug: 'classic', name: 'Classic', template: 'bubbles', availability: 'purchase', values: {} }],
+  viewers: [
+    { twitch_user_id: '1001', twitch_username: 'viewer_one' },
+    { twitch_user_id: '1002', twitch_username: 'viewer_two' },
+  ],
+  purchases: [{ account: 'streamer', viewer: 'viewer_two', skin: 'neon' }],
+};
+
+interface World {
+  test: TestHost;
+  client: OverlayStyleClient;
+  harness: Harness;
+  ids: SeedResult;
+  skins: Record<string, number>;
+}
+
+let open: Harness | undefined;
+
+afterEach(async () => {
+  await open?.close();
+  open = undefined;
+});
+
+async function world(settings: (ids: SeedResult) => Record<string, unknown> = () => ({})): Promise<World> {
+  const harness = await openHarness();
+  open = harness;
+  const ids = await applySeed(harness.service, structuredClone(FIXTURE));
+  const client = createInProcessClient(harness.service, ids.accounts.streamer!.id);
+  const test = await startTestHost({
+    builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client, config: { plugins: { grants: settings(ids) } },
+  });
+  const skins = { ...ids.accounts.streamer!.skins, classic: ids.global_skins.classic!, foreign: ids.accounts.other!.skins.foreign! };
+  return { test, client, harness, ids, skins };
+}
+
+async function chat(test: TestHost, text: string, tags: ChatTags = moderatorTags()): Promise<string[]> {
+  const before = test.chat.sent.length;
+  test.chat.message('#streamer', text, tags);
+  for (let i = 0; i < 20 && test.chat.sent.length === before; i++) await settle();
+  await settle();
+  return test.chat.sent.slice(before).map((line) => line.text);
+}
+
+async function granted(client: OverlayStyleClient, viewer: string): Promise<string[]> {
+  return (await client.listViewerSkins(viewer)).map((skin) => skin.slug);
+}
+
+describe('grants plugin: !grant', () => {
+  it('loads with its two commands', async () => {
+    const { test } = await world();
+    expect(test.host.plugins).toEqual([{ name: 'grants', state: 'running', commands: ['grant', 'revoke'], rewards: [] }]);
+  });
+
+  it('grants a skin by slug (201), then says the viewer already has it (200)', async () => {
+    const { test, client } = await world();
+    expect(await chat(test, '!grant @viewer_one neon')).toEqual(['@Mod_mia granted Neon to viewer_one.']);
+    expect(await granted(client, 'viewer_one')).toEqual(['neon']);
+    expect(await chat(test, '!grantskin Viewer_One NEON')).toEqual(['@Mod_mia viewer_one already has Neon.']);
+    expect(await granted(client, 'viewer_one')).toEqual(['neon']);
+  });
+
+  it('a viewer who bought the skin already has it; no grant is made', async () => {
+    const { test, client } = await world();
+    expect(await chat(test, '!grant viewer_two neon')).toEqual(['@Mod_mia viewer_two already has Neon.']);
+    expect(await granted(client, 'viewer_two')).toEqual([]);
+  });
+
+  it('takes a skin name, a numeric id (a global skin), or a name from the config\'s skinIds', async () => {
+    const { test, client, skins } = await world((ids) => ({ skinIds: { classic: ids.global_skins.classic! } }));
+    expect(await chat(test, '!grant viewer_one Vault')).toEqual(['@Mod_mia granted Vault to viewer_one.']);
+    expect(await chat(test, `!grant viewer_one ${skins.tape!}`)).toEqual(['@Mod_mia granted Tape to viewer_one.']);
+    expect(await chat(test, '!grant viewer_one classic')).toEqual(['@Mod_mia granted Classic to viewer_one.']);
+    expect((await granted(client, 'viewer_one')).sort()).toEqual(['classic', 'tape', 'vault']);
+  });
+
+  it('a viewer unknown to the service, and a skin that is not the channel\'s, are one short line each', async () => {
+    const { test, client, skins } = await world();
+    expect(await chat(test, '!grant @nobody_here neon')).toEqual(['@Mod_mia nobody_here has no account on the overlay service yet.']);
+    expect(await chat(test, '!grant viewer_one sparkles')).toEqual(['@Mod_mia there is no skin "sparkles" on this channel.']);
+    // Skins of another template are not in GET /skins of the default overlay: by id, or skinIds.
+    expect(await chat(test, '!grant viewer_one tape')).toEqual(['@Mod_mia there is no skin "tape" on this channel.']);
+    expect(await chat(test, `!grant viewer_one ${skins.foreign!}`)).toEqual([`@Mod_mia there is no skin "${skins.foreign!}" on this channel.`]);
+    expect(await chat(test, '!grant viewer_one 999999')).toEqual(['@Mod_mia there is no skin "999999" on this channel.']);
+    expect(await granted(client, 'viewer_one')).toEqual([]);
+  });
+
+  it('an inactive skin cannot be granted', async () => {
+    const { test, client } = await world();
+    expect(await chat(test, '!grant viewer_one retired')).toEqual(['@Mod_mia Retired is not active, so it cannot be granted.']);
+    expect(await granted(client, 'viewer_one')).toEqual([]);
+  });
+
+  it('viewers and VIPs are ignored; the broadcaster may grant', async () => {
+    const { test, client } = await world();
+    expect(await chat(test, '!grant viewer_one neon', viewerTags('viewer_one'))).toEqual([]);
+    expect(await chat(test, '!grant viewer_one neon', vipTags())).toEqual([]);
+    expect(await granted(client, 'viewer_one')).toEqual([]);
+    expect(await chat(test, '!grant viewer_one neon', broadcasterTags())).toEqual(['@Streamer granted Neon to viewer_one.']);
+  });
+
+  it('a missing argument gets the usage line', async () => {
+    const { test } = await world();
+    expect(await chat(test, '!grant neon')).toEqual(['@Mod_mia skin is missing. Usage: !grant <viewer> <skin>']);
+  });
+});
+
+describe('grants plugin: !revoke', () => {
+  it('revokes a grant, then says there is none', async () => {
+    const { test, client } = await world();
+    await chat(test, '!grant viewer_one neon');
+    expect(await chat(test, '!revoke @viewer_one neon')).toEqual(['@Mod_mia revoked Neon from viewer_one.']);
+    expect(await granted(client, 'viewer_one')).toEqual([]);
+    expect(await chat(test, '!revokeskin viewer_one neon')).toEqual([
+      '@Mod_mia viewer_one has no grant of "neon" to revoke (a purchase is never revoked).',
+    ]);
+  });
+
+  it('revokes a global skin by its slug, and by id', async () => {
+    const { test, client, skins } = await world();
+    await chat(test, `!grant viewer_one ${skins.classic!}`);
+    expect(await chat(test, '!revoke viewer_one classic')).toEqual(['@Mod_mia revoked Classic from viewer_one.']);
+    await chat(test, `!grant viewer_one ${skins.classic!}`);
+    expect(await chat(test, `!revoke viewer_one ${skins.classic!}`)).toEqual(['@Mod_mia revoked Classic from viewer_one.']);
+    expect(await granted(client, 'viewer_one')).toEqual([]);
+  });
+
+  it('never touches a purchase', async () => {
+    const w = await world();
+    expect(await chat(w.test, '!revoke viewer_two neon')).toEqual([
+      '@Mod_mia viewer_two has no grant of "neon" to revoke (a purchase is never revoked).',
+    ]);
+    const viewer = await w.harness.service.findViewer('viewer_two');
+    const pickable = await w.harness.service.listPickableSkins(w.ids.accounts.streamer!.id, viewer!.id);
+    expect(pickable.map((skin) => skin.slug)).toContain('neon');
+  });
+
+  it('an unknown viewer is one short line; a viewer cannot revoke', async () => {
+    const { test, client } = await world();
+    expect(await chat(test, '!revoke nobody_here neon')).toEqual(['@Mod_mia nobody_here has no account on the overlay service yet.']);
+    await chat(test, '!grant viewer_one neon');
+    expect(await chat(test, '!revoke viewer_one neon', viewerTags('ann'))).toEqual([]);
+    expect(await granted(client, 'viewer_one')).toEqual(['neon']);
+  });
+});
+
+describe('grants plugin: config', () => {
+  it('refuses a skinIds entry that is not a positive id, naming the path', async () => {
+    const { test } = await world(() => ({ skinIds: { classic: 0 } }));
+    expect(test.host.plugins[0]).toMatchObject({ state: 'failed' });
+    expect(test.host.plugins[0]!.error).toContain('plugins.grants.skinIds.classic');
+  });
+});

@@ -1,0 +1,143 @@
+// The grants plugin (moderators give and take back skins):
+//   !grant @viewer <skin>    grant a skin (POST /viewers/unlock-skin)
+//   !revoke @viewer <skin>   withdraw a grant (DELETE /viewers/unlock-skin); purchases stay
+// <skin> is a slug or name of the channel's skins for the overlay's template (GET /skins), a name
+// from the config's skinIds (for global skins and other templates), or a numeric skin id.
+// Only spec operations are used, so it works against a remote service too. docs/commands.md.
+import { definePlugin, isOverlayStyleError, overlayErrorLine, z } from '../../src/sdk.ts';
+import type { CommandInvocation, OverlayStyleError } from '../../src/sdk.ts';
+
+const SKIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** A line for the moderator instead of a failure for the log. */
+class ChatRefusal extends Error {}
+
+interface SkinChoice {
+  id: number;
+  /** Known when the skin was found by name. */
+  name?: string;
+}
+
+export default definePlugin({
+  name: 'grants',
+  config: z.strictObject({
+    /** The overlay whose template's skins names are looked up in; the account's default overlay when left out. */
+    presetId: z.number().int().positive().optional(),
+    /** Extra names: name -> skin id, for skins GET /skins does not list (global platform skins, other templates). */
+    skinIds: z.record(
+      z.string().regex(SKIN_NAME, 'a skin name here is lowercase letters and digits in words joined by hyphens'),
+      z.number().int().positive(),
+    ).default({}),
+  }),
+
+  setup(ctx) {
+    const { presetId, skinIds } = ctx.config;
+
+    async function answering(call: CommandInvocation, work: () => Promise<string>): Promise<void> {
+      let line: string;
+      try {
+        line = await work();
+      } catch (error) {
+        if (error instanceof ChatRefusal) line = error.message;
+        else if (isOverlayStyleError(error)) line = errorLine(error);
+        else throw error;
+      }
+      await call.reply(line);
+    }
+
+    function errorLine(error: OverlayStyleError): string {
+      if (error.kind !== 'service' || error.status >= 500 || error.status === 429) {
+        ctx.logger.warn({ err: error }, 'overlay service call failed');
+      }
+      return overlayErrorLine(error);
+    }
+
+    /** The skin typed: a configured name, a slug or name from GET /skins, else a numeric id. */
+    async function chooseSkin(typed: string): Promise<SkinChoice> {
+      const wanted = typed.toLowerCase();
+      const configured = Object.hasOwn(skinIds, wanted) ? skinIds[wanted] : undefined;
+      if (configured !== undefined) return { id: configured };
+      const skins = await ctx.overlay.listSkins(presetId);
+      const found = skins.find((skin) => skin.slug === wanted) ?? skins.find((skin) => skin.name.toLowerCase() === wanted);
+      if (found !== undefined) return { id: found.id, name: found.name };
+      if (/^[0-9]{1,15}$/.test(wanted)) return { id: Number(wanted) };
+      throw new ChatRefusal(`there is no skin ${quoted(typed)} on this channel.`);
+    }
+
+    /** After a 404 naming a viewer and a skin: which of the two is missing. */
+    async function whichIsMissing(viewer: string, typed: string): Promise<never> {
+      try {
+        await ctx.overlay.listViewerSkins(viewer);
+      } catch (error) {
+        if (isOverlayStyleError(error, 404)) throw new ChatRefusal(noAccount(viewer));
+        throw error;
+      }
+      throw new ChatRefusal(`there is no skin ${quoted(typed)} on this channel.`);
+    }
+
+    ctx.command({
+      name: 'grant',
+      aliases: ['grantskin'],
+      description: 'Grants a viewer a skin: !grant @viewer <skin>',
+      args: [{ name: 'viewer', type: 'user' }, { name: 'skin', type: 'string' }],
+      role: 'moderator',
+      run: (call) => answering(call, async () => {
+        const { viewer, skin: typed } = call.args;
+        const skin = await chooseSkin(typed);
+        try {
+          const result = await ctx.overlay.unlockSkin({ twitch_username: viewer, skin_id: skin.id });
+          return result.created
+            ? `granted ${result.skin.name} to ${result.twitch_username}.`
+            : `${result.twitch_username} already has ${result.skin.name}.`;
+        } catch (error) {
+          if (isOverlayStyleError(error, 404)) return whichIsMissing(viewer, typed);
+          if (isOverlayStyleError(error, 422) && error.errors?.skin_id !== undefined) {
+            throw new ChatRefusal(`${skin.name ?? quoted(typed)} is not active, so it cannot be granted.`);
+          }
+          throw error;
+        }
+      }),
+    });
+
+    ctx.command({
+      name: 'revoke',
+      aliases: ['revokeskin'],
+      description: 'Withdraws a skin granted to a viewer: !revoke @viewer <skin>',
+      args: [{ name: 'viewer', type: 'user' }, { name: 'skin', type: 'string' }],
+      role: 'moderator',
+      run: (call) => answering(call, async () => {
+        const { viewer, skin: typed } = call.args;
+        let grants;
+        try {
+          grants = await ctx.overlay.listViewerSkins(viewer);
+        } catch (error) {
+          if (isOverlayStyleError(error, 404)) throw new ChatRefusal(noAccount(viewer));
+          throw error;
+        }
+        // The viewer's grants name their skins, global ones too; a configured name or an id also works.
+        const wanted = typed.toLowerCase();
+        const configured = Object.hasOwn(skinIds, wanted) ? skinIds[wanted] : undefined;
+        const grant = grants.find((g) => g.slug === wanted) ?? grants.find((g) => g.name.toLowerCase() === wanted)
+          ?? grants.find((g) => g.id === configured || String(g.id) === wanted);
+        const noGrant = `${viewer} has no grant of ${quoted(typed)} to revoke (a purchase is never revoked).`;
+        if (grant === undefined) throw new ChatRefusal(noGrant);
+        try {
+          await ctx.overlay.revokeSkin({ twitch_username: viewer, skin_id: grant.id });
+        } catch (error) {
+          // Revoked meanwhile by someone else.
+          if (isOverlayStyleError(error, 404)) throw new ChatRefusal(noGrant);
+          throw error;
+        }
+        return `revoked ${grant.name} from ${viewer}.`;
+      }),
+    });
+  },
+});
+
+function quoted(typed: string): string {
+  return `"${typed.slice(0, 40)}"`;
+}
+
+function noAccount(viewer: string): string {
+  return `${viewer} has no account on the overlay service yet.`;
+}

@@ -1,0 +1,197 @@
+// The skins plugin in the real host over a memory chat, with the in-process client over the real
+// service on a temp SQLite database (seeded), and once with the HTTP client of a remote service.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../../src/client/http-client.ts';
+import { createInProcessClient } from '../../src/client/in-process-client.ts';
+import type { ChatTags } from '../../src/host/chat-transport.ts';
+import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
+import { applySeed } from '../../src/service/seed.ts';
+import type { SeedResult } from '../../src/service/seed.ts';
+import { startTestHost } from '../../test/host/host-fixture.ts';
+import type { TestHost } from '../../test/host/host-fixture.ts';
+import { chatTags, moderatorTags } from '../../test/host/irc-tags.ts';
+import { settle } from '../../test/host/manual-clock.ts';
+import { openHarness } from '../../test/service/core/service-harness.ts';
+import type { Harness } from '../../test/service/core/service-harness.ts';
+
+const FIXTURE = {
+  accounts: [
+    {
+      login: 'streamer',
+      premium: true,
+      overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }],
+      skins: [
+        { slug: 'neon', name: 'Neon', template: 'bubbles', availability: 'purchase', values: { 'bubble.background-color': '#ff00ff' } },
+        { slug: 'vault', name: 'Vault', template: 'bubbles', availability: 'exclusive', values: {} },
+        { slug: 'retired', name: 'Retired', template: 'bubbles', availability: 'purchase', active: false, values: {} },
+        { slug: 'night-owl', name: 'Night Owl', template: 'ticker', availability: 'free', values: {} },
+      ],
+    },
+    { login: 'other', premium: true, skins: [{ slug: 'foreign', name: 'Foreign', template: 'bubbles', availability: 'free', values: {} }] },
+  ],
+  global_skins: [{ slug: 'classic', name: 'Classic', template: 'bubbles', availability: 'free', values: {} }],
+  viewers: [{ twitch_user_id: '1001', twitch_username: 'viewer_one', display_name: 'Viewer_One' }],
+  purchases: [{ account: 'streamer', viewer: 'viewer_one', skin: 'neon' }],
+};
+
+interface World {
+  test: TestHost;
+  harness: Harness;
+  ids: SeedResult;
+  accountId: number;
+}
+
+let open: Harness | undefined;
+
+afterEach(async () => {
+  await open?.close();
+  open = undefined;
+});
+
+async function world(): Promise<World> {
+  const harness = await openHarness();
+  open = harness;
+  const ids = await applySeed(harness.service, structuredClone(FIXTURE));
+  const accountId = ids.accounts.streamer!.id;
+  const test = await startTestHost({
+    builtInPluginDir: BUILT_IN_PLUGIN_DIR,
+    overlayClient: createInProcessClient(harness.service, accountId),
+    config: { plugins: { skins: {} } },
+  });
+  return { test, harness, ids, accountId };
+}
+
+const viewerOne = (): ChatTags => chatTags('viewer_one', { 'user-id': '1001', 'display-name': 'Viewer_One' });
+const newcomer = (login = 'newbie'): ChatTags => chatTags(login, { 'user-id': '2002' });
+
+async function chat(test: TestHost, text: string, tags: ChatTags): Promise<string[]> {
+  const before = test.chat.sent.length;
+  test.chat.message('#streamer', text, tags);
+  for (let i = 0; i < 20 && test.chat.sent.length === before; i++) await settle();
+  await settle();
+  return test.chat.sent.slice(before).map((line) => line.text);
+}
+
+/** The skin the viewer's messages render with, as the overlay asks the service. */
+async function shownSkin(w: World, twitchUserId: string): Promise<string | null> {
+  return (await w.harness.service.getViewerSkinForRoles(w.accountId, twitchUserId, []))?.slug ?? null;
+}
+
+describe('skins plugin: !skins', () => {
+  it('loads with its two commands', async () => {
+    const { test } = await world();
+    expect(test.host.plugins).toEqual([{ name: 'skins', state: 'running', commands: ['skins', 'skin'], rewards: [] }]);
+  });
+
+  it('lists the skins a viewer holds and the free ones; not inactive, exclusive ungranted or other channels\' skins', async () => {
+    const { test } = await world();
+    expect(await chat(test, '!skins', viewerOne())).toEqual([
+      '@Viewer_One your skins: Neon. Free for everyone: Night Owl, Classic. Using: none. Pick with !skin <name>, or !skin none.',
+    ]);
+  });
+
+  it('signs a viewer in on first use, and refreshes a renamed login', async () => {
+    const w = await world();
+    expect(await w.harness.service.findViewer('2002')).toBeNull();
+    expect(await chat(w.test, '!myskins', newcomer())).toEqual([
+      '@Newbie your skins: none yet. Free for everyone: Night Owl, Classic. Using: none. Pick with !skin <name>, or !skin none.',
+    ]);
+    expect(await w.harness.service.findViewer('2002')).toMatchObject({ twitchUserId: '2002', twitchUsername: 'newbie', displayName: 'Newbie' });
+    await w.test.clock.advance(30_000);
+    await chat(w.test, '!skins', newcomer('renamed'));
+    expect(await w.harness.service.findViewer('2002')).toMatchObject({ twitchUserId: '2002', twitchUsername: 'renamed' });
+  });
+
+  it('has a 30 s cooldown per viewer; moderators bypass it', async () => {
+    const { test } = await world();
+    expect(await chat(test, '!skins', viewerOne())).toHaveLength(1);
+    await test.clock.advance(5_000);
+    expect(await chat(test, '!skins', viewerOne())).toEqual(['@Viewer_One !skins is cooling down, try again in 25 s.']);
+    const mod = moderatorTags();
+    expect(await chat(test, '!skins', mod)).toHaveLength(1);
+    expect(await chat(test, '!skins', mod)).toHaveLength(1);
+    await test.clock.advance(25_000);
+    expect(await chat(test, '!skins', viewerOne())).toHaveLength(1);
+  });
+
+  it('a chat without Twitch user ids gets one line and signs nobody in', async () => {
+    const w = await world();
+    expect(await chat(w.test, '!skins', chatTags('local_lou', { 'user-id': '' }))).toEqual([
+      '@Local_lou skins need a Twitch account, and this chat has no Twitch user ids.',
+    ]);
+    expect(await w.harness.service.findViewer('local_lou')).toBeNull();
+  });
+});
+
+describe('skins plugin: !skin', () => {
+  it('picks a held skin by name; the overlay sees it through the service', async () => {
+    const w = await world();
+    expect(await chat(w.test, '!skin neon', viewerOne())).toEqual(['@Viewer_One your messages now use Neon.']);
+    expect(await shownSkin(w, '1001')).toBe('neon');
+    await w.test.clock.advance(10_000);
+    expect(await chat(w.test, '!skin NEON', viewerOne())).toEqual(['@Viewer_One you already use Neon.']);
+    await w.test.clock.advance(10_000);
+    expect(await chat(w.test, '!skin', viewerOne())).toEqual(['@Viewer_One you are using Neon. !skins lists yours.']);
+    await w.test.clock.advance(30_000);
+    expect(await chat(w.test, '!skins', viewerOne())).toEqual([expect.stringContaining('Using: Neon.')]);
+  });
+
+  it('picks a free skin by its display name (spaces allowed), a global one, and by id', async () => {
+    const w = await world();
+    const mod = moderatorTags('mod_mo');
+    expect(await chat(w.test, '!skin night owl', mod)).toEqual(['@Mod_mo your messages now use Night Owl.']);
+    expect(await chat(w.test, '!pickskin classic', mod)).toEqual(['@Mod_mo your messages now use Classic.']);
+    expect(await shownSkin(w, mod['user-id'] as string)).toBe('classic');
+    expect(await chat(w.test, `!skin ${w.ids.accounts.streamer!.skins['night-owl']!}`, mod)).toEqual(['@Mod_mo your messages now use Night Owl.']);
+  });
+
+  it('!skin none goes back to no skin', async () => {
+    const w = await world();
+    const mod = moderatorTags();
+    expect(await chat(w.test, '!skin none', mod)).toEqual(['@Mod_mia you had no skin picked.']);
+    await chat(w.test, '!skin classic', mod);
+    expect(await chat(w.test, '!skin none', mod)).toEqual(['@Mod_mia back to no skin.']);
+    expect(await shownSkin(w, mod['user-id'] as string)).toBeNull();
+    expect(await chat(w.test, '!skin', mod)).toEqual(['@Mod_mia you have no skin picked. !skins lists yours.']);
+  });
+
+  it('refuses, in one line each, a skin not held, an inactive one and an unknown one; the pick stays', async () => {
+    const w = await world();
+    const mod = moderatorTags();
+    await chat(w.test, '!skin classic', mod);
+    expect(await chat(w.test, '!skin vault', mod)).toEqual(['@Mod_mia you don\'t have the skin "vault" yet.']);
+    expect(await chat(w.test, '!skin neon', mod)).toEqual(['@Mod_mia you don\'t have the skin "neon" yet.']);
+    expect(await chat(w.test, '!skin retired', mod)).toEqual(['@Mod_mia the skin "retired" is not available right now.']);
+    expect(await chat(w.test, '!skin sparkles', mod)).toEqual(['@Mod_mia there is no skin "sparkles". !skins lists yours.']);
+    expect(await chat(w.test, '!skin foreign', mod)).toEqual(['@Mod_mia there is no skin "foreign". !skins lists yours.']);
+    expect(await shownSkin(w, mod['user-id'] as string)).toBe('classic');
+  });
+
+  it('a grant makes the skin pickable', async () => {
+    const w = await world();
+    await w.harness.service.registerViewer({ twitchUserId: '2002', login: 'newbie' });
+    await w.harness.service.unlockSkin(w.accountId, { twitch_user_id: '2002', skin_id: w.ids.accounts.streamer!.skins.vault! });
+    expect(await chat(w.test, '!skin vault', newcomer())).toEqual(['@Newbie your messages now use Vault.']);
+    expect(await shownSkin(w, '2002')).toBe('vault');
+  });
+
+  it('has a 10 s cooldown per viewer', async () => {
+    const w = await world();
+    expect(await chat(w.test, '!skin neon', viewerOne())).toHaveLength(1);
+    expect(await chat(w.test, '!skin none', viewerOne())).toEqual(['@Viewer_One !skin is cooling down, try again in 10 s.']);
+    expect(await shownSkin(w, '1001')).toBe('neon');
+  });
+});
+
+describe('skins plugin: remote service', () => {
+  it('says picking needs the bundled service, sending nothing', async () => {
+    // Nothing listens on port 9: a request that left the client would fail as a network error.
+    const client = createHttpClient({ baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: 'key', maxRetries: 0 });
+    const test = await startTestHost({ builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client, config: { plugins: { skins: {} } } });
+    const line = '@Viewer_One skins in chat need the bundled overlay service; this bot uses a remote one.';
+    expect(await chat(test, '!skins', viewerOne())).toEqual([line]);
+    expect(await chat(test, '!skin neon', viewerOne())).toEqual([line]);
+    await expect(client.pickSkin({ twitchUserId: '1001' }, 'neon')).rejects.toMatchObject({ kind: 'unsupported', status: 0 });
+    await expect(client.listPickableSkins({ twitchUserId: '1001' })).rejects.toMatchObject({ kind: 'unsupported' });
+  });
+});

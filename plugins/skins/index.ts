@@ -1,0 +1,122 @@
+// The skins plugin (viewers choose the skin their chat messages render with):
+//   !skins           the skins I may pick: mine (granted or bought) and the free ones
+//   !skin <name>     pick one (by name, slug or id);  !skin none  back to none;  !skin  my current one
+// The viewer is signed in to the service (created, or their login refreshed) on every use.
+// Picking has no endpoint in the spec, so it needs the bundled service; with a remote one both
+// commands say so. docs/commands.md has the replies.
+import { definePlugin, isOverlayStyleError, overlayErrorLine, typedPrefix, z } from '../../src/sdk.ts';
+import type { ChatUser, CommandInvocation, OverlayStyleError, PickableSkin } from '../../src/sdk.ts';
+
+const SKINS_NAMES = ['skins', 'myskins'];
+const SKIN_NAMES = ['skin', 'pickskin'];
+/** Names listed per group before "+N more", so a listing stays one chat message. */
+const LISTED = 15;
+const TWITCH_USER_ID = /^[0-9]{1,32}$/;
+const NONE_WORDS = new Set(['none', 'off']);
+
+/** A line for the chatter instead of a failure for the log. */
+class ChatRefusal extends Error {}
+
+function names(skins: readonly PickableSkin[]): string {
+  const shown = skins.slice(0, LISTED).map((skin) => skin.name);
+  return skins.length > LISTED ? `${shown.join(', ')} +${skins.length - LISTED} more` : shown.join(', ');
+}
+
+/** By slug, name (any case) or id, as typed. */
+function findTyped(skins: readonly PickableSkin[], typed: string): PickableSkin | undefined {
+  const wanted = typed.toLowerCase();
+  return skins.find((skin) => skin.slug === wanted)
+    ?? skins.find((skin) => skin.name.toLowerCase() === wanted)
+    ?? skins.find((skin) => String(skin.id) === wanted);
+}
+
+export default definePlugin({
+  name: 'skins',
+  config: z.strictObject({}),
+
+  setup(ctx) {
+    /** Signs the chatter in; a chat without Twitch user ids (the local chat) cannot have skins. */
+    async function signIn(user: ChatUser): Promise<{ twitchUserId: string }> {
+      if (!TWITCH_USER_ID.test(user.id)) throw new ChatRefusal('skins need a Twitch account, and this chat has no Twitch user ids.');
+      await ctx.overlay.registerViewer({ twitchUserId: user.id, login: user.login, displayName: user.displayName });
+      return { twitchUserId: user.id };
+    }
+
+    function errorLine(error: OverlayStyleError): string {
+      if (error.kind === 'unsupported') return 'skins in chat need the bundled overlay service; this bot uses a remote one.';
+      if (error.kind !== 'service' || error.status >= 500 || error.status === 429) {
+        ctx.logger.warn({ err: error }, 'overlay service call failed');
+      }
+      return overlayErrorLine(error);
+    }
+
+    async function answering(call: CommandInvocation, work: () => Promise<string>): Promise<void> {
+      let line: string;
+      try {
+        line = await work();
+      } catch (error) {
+        if (error instanceof ChatRefusal) line = error.message;
+        else if (isOverlayStyleError(error)) line = errorLine(error);
+        else throw error;
+      }
+      await call.reply(line);
+    }
+
+    ctx.command({
+      name: 'skins',
+      aliases: ['myskins'],
+      description: 'Lists the skins you may pick: !skins',
+      cooldown: { global: 3, user: 30 },
+      run: (call) => answering(call, async () => {
+        const viewer = await signIn(call.user);
+        const skins = await ctx.overlay.listPickableSkins(viewer);
+        const prefix = typedPrefix(call, SKINS_NAMES);
+        const own = skins.filter((skin) => skin.availability !== 'free');
+        const free = skins.filter((skin) => skin.availability === 'free');
+        if (skins.length === 0) return 'you have no skins yet.';
+        const picked = skins.find((skin) => skin.picked);
+        return [
+          `your skins: ${own.length === 0 ? 'none yet' : names(own)}.`,
+          ...(free.length === 0 ? [] : [`Free for everyone: ${names(free)}.`]),
+          `Using: ${picked?.name ?? 'none'}.`,
+          `Pick with ${prefix}skin <name>, or ${prefix}skin none.`,
+        ].join(' ');
+      }),
+    });
+
+    ctx.command({
+      name: 'skin',
+      aliases: ['pickskin'],
+      description: 'Picks the skin of your messages: !skin <name> | !skin none',
+      args: [{ name: 'name', type: 'rest', optional: true }],
+      cooldown: { user: 10 },
+      run: (call) => answering(call, async () => {
+        const viewer = await signIn(call.user);
+        const listing = `${typedPrefix(call, SKIN_NAMES)}skins lists yours.`;
+        const typed = call.args.name?.trim();
+        if (typed === undefined) {
+          const picked = (await ctx.overlay.listPickableSkins(viewer)).find((skin) => skin.picked);
+          return picked === undefined ? `you have no skin picked. ${listing}` : `you are using ${picked.name}. ${listing}`;
+        }
+        if (NONE_WORDS.has(typed.toLowerCase())) {
+          const result = await ctx.overlay.pickSkin(viewer, null);
+          return result.changed ? 'back to no skin.' : 'you had no skin picked.';
+        }
+        const match = findTyped(await ctx.overlay.listPickableSkins(viewer), typed);
+        try {
+          // Not among the pickable ones: the service says why (unknown, not held, inactive).
+          const result = await ctx.overlay.pickSkin(viewer, match?.id ?? typed);
+          const name = result.skin?.name ?? typed;
+          return result.changed ? `your messages now use ${name}.` : `you already use ${name}.`;
+        } catch (error) {
+          if (!isOverlayStyleError(error) || error.kind !== 'service') throw error;
+          const shown = `"${typed.slice(0, 40)}"`;
+          if (error.status === 404) throw new ChatRefusal(`there is no skin ${shown}. ${listing}`);
+          if (error.status === 403) throw new ChatRefusal(`you don't have the skin ${shown} yet.`);
+          if (error.status === 422) throw new ChatRefusal(`the skin ${shown} is not available right now.`);
+          throw error;
+        }
+      }),
+    });
+  },
+});

@@ -1,0 +1,138 @@
+// The style plugin (moderators restyle the overlay live from chat):
+//   !style <setting> <value>    set one setting        !style reset <setting>   back to inherited
+//   !style show <setting>       show one (also: !style <setting> with no value)
+//   !theme <name>               apply a theme from the config; !theme alone lists them
+// Every write goes to one overlay (config presetId, else the account's default overlay) in the
+// scope that changes that overlay alone; see overlay-values.ts. docs/commands.md has the replies.
+import { coerceChatValue, definePlugin, findSetting, isOverlayStyleError, overlayErrorLine, typedPrefix, z } from '../../src/sdk.ts';
+import type { CommandInvocation, SettingsPatch, TemplateSettingsView } from '../../src/sdk.ts';
+import { describeReset, describeSetting, shownValue, writeScopeFor } from './overlay-values.ts';
+import { themesSchema } from './themes.ts';
+import type { Themes } from './themes.ts';
+
+const STYLE_NAMES = ['style'];
+const THEME_NAMES = ['theme', 'themes'];
+
+const configSchema = z.strictObject({
+  /** The overlay the commands restyle; the account's default overlay when left out. */
+  presetId: z.number().int().positive().optional(),
+  /** Theme name -> setting key -> value (null resets the key). */
+  themes: themesSchema.prefault({}),
+});
+
+/** A refusal the chatter should read, as opposed to a failure for the log. */
+class ChatRefusal extends Error {}
+
+export default definePlugin({
+  name: 'style',
+  config: configSchema,
+
+  setup(ctx) {
+    const { presetId, themes } = ctx.config;
+
+    /** Runs `work`; an overlay service error becomes one reply line (failures of the service also a warning in the log). */
+    async function answering(call: CommandInvocation, work: () => Promise<string>): Promise<void> {
+      let line: string;
+      try {
+        line = await work();
+      } catch (error) {
+        if (error instanceof ChatRefusal) {
+          line = error.message;
+        } else if (isOverlayStyleError(error)) {
+          if (error.kind !== 'service' || error.status >= 500 || error.status === 429) {
+            ctx.logger.warn({ err: error, command: call.command }, 'overlay service call failed');
+          }
+          line = overlayErrorLine(error);
+        } else {
+          throw error;
+        }
+      }
+      await call.reply(line);
+    }
+
+    const readOverlay = () => ctx.overlay.getTemplate(presetId);
+
+    ctx.command({
+      name: 'style',
+      description: 'Restyles the overlay: !style <setting> <value> | !style reset <setting> | !style show <setting>',
+      args: [{ name: 'setting', type: 'string' }, { name: 'value', type: 'rest', optional: true }],
+      role: 'moderator',
+      run: (call) => answering(call, async () => {
+        const first = call.args.setting.toLowerCase();
+        const rest = call.args.value?.trim();
+        if (first === 'reset' || first === 'show') {
+          const key = rest?.toLowerCase();
+          if (key === undefined || /\s/.test(key)) {
+            throw new ChatRefusal(`name one setting. Usage: ${typedPrefix(call, STYLE_NAMES)}style ${first} <setting>`);
+          }
+          return first === 'reset' ? resetSetting(key) : showSetting(key);
+        }
+        return rest === undefined ? showSetting(first) : setSetting(first, rest);
+      }),
+    });
+
+    ctx.command({
+      name: 'theme',
+      aliases: ['themes'],
+      description: 'Applies a theme from the config: !theme <name>; !theme alone lists them',
+      args: [{ name: 'name', type: 'string', optional: true }],
+      role: 'moderator',
+      run: (call) => answering(call, async () => {
+        const usage = `${typedPrefix(call, THEME_NAMES)}theme <name>`;
+        if (call.args.name === undefined) return listThemes(themes, usage);
+        return applyTheme(call.args.name.toLowerCase());
+      }),
+    });
+
+    /** The overlay's read, after checking `key` is a setting of its template. */
+    async function readFor(key: string): Promise<TemplateSettingsView> {
+      if (findSetting(key) === undefined) throw new ChatRefusal(`${key.slice(0, 60)} is not a setting (keys look like bubble.width).`);
+      const view = await readOverlay();
+      if (!Object.hasOwn(view.settings_values, key)) throw new ChatRefusal(`${key} is not part of the ${view.template_name} template.`);
+      return view;
+    }
+
+    async function setSetting(key: string, text: string): Promise<string> {
+      const view = await readFor(key);
+      const result = await ctx.overlay.updateTemplate({
+        scope: writeScopeFor(view), preset_id: view.preset_id, values: { [key]: coerceChatValue(key, text) },
+      });
+      return `${key} is now ${shownValue(result.settings_values[key])}.`;
+    }
+
+    async function resetSetting(key: string): Promise<string> {
+      const view = await readFor(key);
+      const result = await ctx.overlay.updateTemplate({ scope: writeScopeFor(view), preset_id: view.preset_id, values: { [key]: null } });
+      return describeReset(view, result.settings_values, key);
+    }
+
+    async function showSetting(key: string): Promise<string> {
+      return describeSetting(await readFor(key), key);
+    }
+
+    async function applyTheme(name: string): Promise<string> {
+      const theme = themes.get(name);
+      if (theme === undefined) {
+        throw new ChatRefusal(themes.size === 0 ? 'no themes are set up.' : `there is no theme "${name.slice(0, 32)}". Themes: ${[...themes.keys()].join(', ')}.`);
+      }
+      const view = await readOverlay();
+      // A theme may style elements this overlay's template lacks; those keys are left out.
+      const values: SettingsPatch = {};
+      let skipped = 0;
+      for (const [key, value] of Object.entries(theme)) {
+        if (Object.hasOwn(view.settings_values, key)) values[key] = value;
+        else skipped += 1;
+      }
+      const count = Object.keys(values).length;
+      if (count === 0) throw new ChatRefusal(`theme ${name} has no settings for the ${view.template_name} template.`);
+      await ctx.overlay.updateTemplate({ scope: writeScopeFor(view), preset_id: view.preset_id, values });
+      const note = skipped === 0 ? '' : ` (${skipped} left out: not part of the ${view.template_name} template)`;
+      return `theme ${name} applied: ${count} setting${count === 1 ? '' : 's'}${note}.`;
+    }
+  },
+});
+
+function listThemes(themes: Themes, usage: string): string {
+  if (themes.size === 0) return 'no themes are set up.';
+  return `themes: ${[...themes.keys()].join(', ')}. Usage: ${usage}`;
+}

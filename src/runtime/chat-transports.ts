@@ -1,7 +1,13 @@
 // Builds the chat transports the config asks for and wires their events to the rest of the
-// process: chatters are registered as viewers, and chat is shown on the channel's overlays.
+// process: chat is shown on the channel's overlays, and chatters are registered as viewers
+// ("signed in" when the bot first sees them, DESIGN.md section 2).
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import {
+  createLocalChatTransport, createTwitchChatTransport, createViewerRegistrationFilter,
+  overlayChatEventOf, registerLocalChatSayRoute, twitchChatOptionsFromConfig, viewerIdentityOf,
+} from '../adapters/index.ts';
+import type { LocalChatTransport, TwitchChatTransport } from '../adapters/index.ts';
 import type { Config } from '../config/index.ts';
 import type { ChatTransport } from '../host/index.ts';
 import type { PushGateway } from '../service/push/push-gateway.ts';
@@ -20,11 +26,56 @@ export interface ChatTransportDeps {
 
 export interface StartedTransports {
   list: ChatTransport[];
+  twitch: TwitchChatTransport | null;
+  local: LocalChatTransport | null;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function createChatTransports(_config: Config, _deps: ChatTransportDeps): StartedTransports {
-  const list: ChatTransport[] = [];
-  return { list, start: async () => {}, stop: async () => {} };
+export function createChatTransports(config: Config, deps: ChatTransportDeps): StartedTransports {
+  const { logger } = deps;
+  const twitch = config.twitch.enabled
+    ? createTwitchChatTransport(twitchChatOptionsFromConfig(config.twitch), logger)
+    : null;
+  const local = config.localChat.enabled
+    ? createLocalChatTransport({
+      channel: config.channel.login,
+      stdin: config.localChat.stdin ? (deps.stdin === undefined ? process.stdin : deps.stdin) : null,
+      output: deps.stdout,
+      broadcasterUserId: deps.account.twitchUserId,
+      logger,
+    })
+    : null;
+  // The route must exist before the server listens; it answers loopback clients only.
+  if (local) registerLocalChatSayRoute(deps.app, local);
+
+  const seen = createViewerRegistrationFilter();
+  const wire = (transport: ChatTransport, registersViewers: boolean) => transport.subscribe((event) => {
+    const shown = overlayChatEventOf(event);
+    if (shown) deps.gateway.pushChatEvent(deps.account.id, shown);
+    const viewer = registersViewers ? viewerIdentityOf(event) : null;
+    if (viewer && seen.needsRegistering(viewer)) {
+      deps.service.registerViewer(viewer).catch((error: unknown) => {
+        seen.forget(viewer.twitchUserId);
+        logger.warn({ err: error, login: viewer.login }, 'registering a chatter as a viewer failed');
+      });
+    }
+  });
+  if (twitch) wire(twitch, true);
+  // Local chatters have made-up ids: with Twitch on, they must not take real viewers' logins.
+  if (local) wire(local, twitch === null);
+
+  const list = [twitch, local].filter((t): t is NonNullable<typeof t> => t !== null);
+  return {
+    list, twitch, local,
+    async start() {
+      local?.start();
+      // Not awaited: it retries while Twitch is unreachable and rejects only on a refused login.
+      twitch?.start().catch((error: unknown) => logger.error({ err: error }, 'Twitch chat stopped: the login was refused'));
+    },
+    async stop() {
+      local?.stop();
+      await twitch?.stop();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // The composition root: one process with the overlay style service (API), the overlay page and
 // its push socket on one HTTP server, and the bot host with its plugins and chat transports.
 // Everything is built here and nowhere else, so the layers below stay unaware of each other.
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { createOverlayClientFromConfig } from '../client/index.ts';
@@ -56,7 +56,8 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
 
     const app = Fastify({
       ...apiServerOptions({ logger: logger.child({ component: 'http' }), redirectErrors: config.api.redirectErrors }),
-      disableRequestLogging: true,
+      // One log line per request would drown the host's own logs; errors are still logged.
+      logController: new LogController({ disableRequestLogging: true }),
     });
     registerHealthz(app);
     registerApi(app, {

@@ -1,0 +1,107 @@
+// What the composition root does with each chat event, as pure mappings: the viewer to register
+// in the service (so entitlements and picked skins find the chatter by Twitch user id) and the
+// event to push to the channel's overlays. Both take any transport's events (Twitch, local).
+import type { ChatTags, ChatTransportEvent } from '../host/chat-transport.ts';
+import type { ChatBadge, ChatEvent } from '../service/push/protocol.ts';
+
+/** The service's viewer sign-in (`registerViewer`) for a chatter. */
+export interface ViewerIdentity {
+  twitchUserId: string;
+  login: string;
+  /** Absent when the tags carry none (the stored one is then kept). */
+  displayName?: string;
+}
+
+const USER_ID = /^[0-9]{1,32}$/;
+const LOGIN = /^[a-z0-9_]{1,25}$/;
+const HEX_COLOR = /^#[0-9a-f]{6}$/;
+const MAX_DISPLAY_NAME = 100;
+
+function tagText(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/**
+ * The chatter of a `message` event, to register as a viewer. null for other events, for the
+ * bot's own lines, and when the tags lack a usable user id or login (the service would refuse them).
+ */
+export function viewerIdentityOf(event: ChatTransportEvent): ViewerIdentity | null {
+  if (event.type !== 'message' || event.self) return null;
+  const twitchUserId = tagText(event.tags['user-id']);
+  const login = tagText(event.tags.username)?.toLowerCase() ?? null;
+  if (twitchUserId === null || !USER_ID.test(twitchUserId) || login === null || !LOGIN.test(login)) return null;
+  const displayName = tagText(event.tags['display-name']);
+  return displayName !== null && displayName.length <= MAX_DISPLAY_NAME ? { twitchUserId, login, displayName } : { twitchUserId, login };
+}
+
+/**
+ * The overlay's chat event for a transport event (`pushChatEvent(accountId, event)`); null for
+ * events the overlay does not show (the bot's USERSTATE) and for a message without an id, user id
+ * or login. The bot's own lines are shown too, as Twitch's chat shows them.
+ */
+export function overlayChatEventOf(event: ChatTransportEvent): ChatEvent | null {
+  switch (event.type) {
+    case 'message':
+      return overlayMessageOf(event.text, event.tags);
+    case 'message-deleted':
+      return { type: 'message-deleted', messageId: event.messageId };
+    case 'user-cleared':
+      return { type: 'user-cleared', userId: event.userId };
+    case 'chat-cleared':
+      return { type: 'chat-cleared' };
+    default:
+      return null;
+  }
+}
+
+function overlayMessageOf(text: string, tags: ChatTags): ChatEvent | null {
+  const id = tagText(tags.id);
+  const userId = tagText(tags['user-id']);
+  const login = tagText(tags.username)?.toLowerCase() ?? null;
+  if (id === null || userId === null || login === null) return null;
+  const color = tagText(tags.color)?.toLowerCase() ?? null;
+  return {
+    type: 'message',
+    id,
+    userId,
+    login,
+    displayName: tagText(tags['display-name']) ?? login,
+    color: color !== null && HEX_COLOR.test(color) ? color : null,
+    text,
+    emotes: rawEmotesOf(tags),
+    badges: badgesOf(tags),
+    avatarUrl: null,
+  };
+}
+
+/**
+ * The IRC `emotes` tag as Twitch sent it (`25:0-4,12-16/1902:6-10`). Its positions count code
+ * points, which the overlay resolves; kept raw so an emoji before an emote stays right.
+ */
+function rawEmotesOf(tags: ChatTags): string {
+  const raw = tags['emotes-raw'];
+  if (typeof raw === 'string') return raw;
+  // Tags built without tmi.js's *-raw copies: rebuild the tag from the parsed form.
+  const parsed = tags.emotes;
+  if (parsed === null || typeof parsed !== 'object') return '';
+  return Object.entries(parsed as Record<string, unknown>)
+    .filter((entry): entry is [string, string[]] => Array.isArray(entry[1]) && entry[1].every((range) => typeof range === 'string'))
+    .map(([emoteId, ranges]) => `${emoteId}:${ranges.join(',')}`)
+    .join('/');
+}
+
+/** Badges in Twitch's order (the raw tag's), as `{ set, version }`. */
+function badgesOf(tags: ChatTags): ChatBadge[] {
+  const raw = tags['badges-raw'];
+  if (typeof raw === 'string' && raw !== '') {
+    return raw.split(',').flatMap((badge) => {
+      const slash = badge.indexOf('/');
+      const set = slash === -1 ? badge : badge.slice(0, slash);
+      const version = slash === -1 ? '' : badge.slice(slash + 1);
+      return set === '' ? [] : [{ set, version: version === '' ? '1' : version }];
+    });
+  }
+  const parsed = tags.badges;
+  if (parsed === null || parsed === undefined || typeof parsed !== 'object') return [];
+  return Object.entries(parsed).map(([set, version]) => ({ set, version: typeof version === 'string' && version !== '' ? version : '1' }));
+}

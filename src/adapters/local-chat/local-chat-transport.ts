@@ -1,0 +1,174 @@
+// A chat that lives in this process, for running without Twitch: lines typed in the terminal
+// (or posted with `chatskin chat say`) become chat messages with Twitch-shaped tags, and the
+// bot's replies are printed and also emitted as the bot's own `message` events (self: true), so
+// the composition root shows both sides on the overlay as Twitch chat would.
+import { createInterface } from 'node:readline';
+import type { Interface } from 'node:readline';
+import type { Logger } from 'pino';
+import { pino } from 'pino';
+import type { ChatRole } from '../../host/chat-roles.ts';
+import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel } from '../../host/chat-transport.ts';
+import type { ChatTransport } from '../../host/chat-transport.ts';
+import { toChatLine } from '../../host/split-message.ts';
+import { createChatListeners } from '../chat-listeners.ts';
+import { LOCAL_LOGIN, resolveLocalChatter } from './local-chat-chatter.ts';
+import { LOCAL_CHAT_SYNTAX, parseLocalChatLine } from './local-chat-line.ts';
+import { localChatTags, localUserIdOf } from './local-chat-tags.ts';
+import type { LocalChatter } from './local-chat-tags.ts';
+
+export interface LocalChatOptions {
+  /** The channel's login (config `channel.login`). */
+  channel: string;
+  /** Where typed lines come from (process.stdin when `localChat.stdin` is on); none when null. */
+  stdin?: NodeJS.ReadableStream | null;
+  /** Where the bot's replies and posted lines are printed (process.stdout); nowhere when null. */
+  output?: { write(text: string): unknown } | null;
+  /** Who plain typed lines come from. Default "you". */
+  login?: string;
+  /** The bot's login on the local chat. Default "chatskin". */
+  botLogin?: string;
+  /** The broadcaster's Twitch user id when the channel has one; default a local id. */
+  broadcasterUserId?: string | null;
+  logger?: Logger;
+}
+
+export interface LocalChatPost {
+  text: string;
+  /** Default: the local user (or the channel's login for the broadcaster). */
+  login?: string | null;
+  /** Default: a viewer. */
+  role?: ChatRole | null;
+}
+
+/** What a posted line became. */
+export interface LocalChatMessage {
+  id: string;
+  login: string;
+  displayName: string;
+  role: ChatRole;
+  text: string;
+}
+
+export interface LocalChatTransport extends ChatTransport {
+  readonly channel: string;
+  /** Sends a line as a chatter; throws LocalChatInputError for a bad line, login or role. */
+  post(input: LocalChatPost): LocalChatMessage;
+  /** Handles one line as typed (prefixes choose the chatter); problems are printed, not thrown. */
+  typeLine(line: string): void;
+  /** Starts reading `stdin` (printing a one-line hint on a terminal). */
+  start(): void;
+  /** Stops reading `stdin`. Posting and say() keep working. Idempotent. */
+  stop(): void;
+}
+
+export class LocalChatInputError extends Error {
+  override name = 'LocalChatInputError';
+  readonly field: 'text' | 'login' | 'role';
+
+  constructor(field: 'text' | 'login' | 'role', message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+const ROLE_MARK: Readonly<Record<ChatRole, string>> = {
+  broadcaster: ' (broadcaster)', moderator: ' (moderator)', vip: ' (vip)', subscriber: ' (subscriber)', everyone: '',
+};
+
+export function createLocalChatTransport(options: LocalChatOptions): LocalChatTransport {
+  const channel = normalizeChannel(options.channel);
+  const defaultLogin = (options.login ?? 'you').toLowerCase();
+  const botLogin = (options.botLogin ?? 'chatskin').toLowerCase();
+  for (const [what, login] of [['channel', channel], ['login', defaultLogin], ['botLogin', botLogin]] as const) {
+    if (!LOCAL_LOGIN.test(login)) throw new TypeError(`local chat: ${what} "${login}" is not a Twitch login (1 to 25 letters, digits or _)`);
+  }
+  const broadcasterUserId = options.broadcasterUserId ?? localUserIdOf(channel);
+  const tagsContext = { roomId: broadcasterUserId, broadcasterUserId };
+  const logger = (options.logger ?? pino({ level: 'silent' })).child({ transport: 'local' });
+  const listeners = createChatListeners(logger);
+  const output = options.output ?? null;
+  let reader: Interface | null = null;
+
+  const print = (line: string): void => {
+    // Control characters (terminal escapes) never reach the terminal.
+    output?.write(`${toChatLine(line)}\n`);
+  };
+
+  const emitLine = (chatter: LocalChatter, text: string): LocalChatMessage => {
+    const tags = localChatTags(chatter, tagsContext);
+    listeners.emit({ type: 'message', channel, text, tags, self: chatter.login === botLogin });
+    return { id: tags.id as string, login: chatter.login, displayName: tags['display-name'] as string, role: chatter.role, text };
+  };
+
+  const chatterFor = (login: string | null, role: ChatRole | null): LocalChatter => {
+    const resolved = resolveLocalChatter({ login, role }, channel, defaultLogin);
+    if (!resolved.ok) throw new LocalChatInputError(resolved.field, resolved.message);
+    return resolved.chatter;
+  };
+
+  const transport: LocalChatTransport = {
+    name: 'local',
+    channel,
+    channels: [channel],
+    limits: null,
+    subscribe: listeners.subscribe,
+
+    post(input) {
+      const text = toChatLine(typeof input.text === 'string' ? input.text : '');
+      if (text === '') throw new LocalChatInputError('text', 'the text is empty');
+      if (text.length > CHAT_MESSAGE_MAX_LENGTH) {
+        throw new LocalChatInputError('text', `a chat line is at most ${CHAT_MESSAGE_MAX_LENGTH} characters; this one has ${text.length}`);
+      }
+      const chatter = chatterFor(input.login ?? null, input.role ?? null);
+      // Typed lines are on the screen already; posted ones are shown so the terminal reads as the chat.
+      print(`${chatter.login}${ROLE_MARK[chatter.role]}: ${text}`);
+      return emitLine(chatter, text);
+    },
+
+    typeLine(line) {
+      const parsed = parseLocalChatLine(line);
+      switch (parsed.kind) {
+        case 'empty':
+          return;
+        case 'help':
+          print(LOCAL_CHAT_SYNTAX.split('\n')[0]!);
+          for (const help of LOCAL_CHAT_SYNTAX.split('\n').slice(1)) output?.write(`${help}\n`);
+          return;
+        case 'error':
+          print(`local chat: ${parsed.message}`);
+          return;
+        case 'message':
+          try {
+            emitLine(chatterFor(parsed.login, parsed.role), parsed.text);
+          } catch (error) {
+            if (!(error instanceof LocalChatInputError)) throw error;
+            print(`local chat: ${error.message}`);
+          }
+      }
+    },
+
+    async say(rawChannel, text) {
+      if (normalizeChannel(rawChannel) !== channel) throw new Error(`the local chat serves only #${channel}, not #${normalizeChannel(rawChannel)}`);
+      print(`${botLogin} (bot): ${text}`);
+      emitLine({ login: botLogin, role: 'everyone' }, text);
+    },
+
+    start() {
+      if (reader !== null || !options.stdin) return;
+      const stdin = options.stdin;
+      reader = createInterface({ input: stdin, crlfDelay: Infinity, terminal: false });
+      reader.on('line', (line) => transport.typeLine(line));
+      reader.on('close', () => logger.debug('local chat input ended'));
+      if ((stdin as { isTTY?: boolean }).isTTY === true) {
+        print(`Local chat on #${channel}: type to chat as ${defaultLogin}; start with /mod, /vip, /sub, /broadcaster or /as NAME to speak as someone else (/help).`);
+      }
+      logger.info({ channel, login: defaultLogin }, 'local chat reading lines from the terminal');
+    },
+
+    stop() {
+      reader?.close();
+      reader = null;
+    },
+  };
+  return transport;
+}

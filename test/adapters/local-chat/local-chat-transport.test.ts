@@ -1,0 +1,207 @@
+// The local chat: typed lines (a PassThrough as stdin) become messages the host routes with the
+// role their prefix asks for, through a real host with a test plugin from a temp folder.
+import { PassThrough } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalChatTransport, LocalChatInputError } from '../../../src/adapters/local-chat/local-chat-transport.ts';
+import type { LocalChatOptions, LocalChatTransport } from '../../../src/adapters/local-chat/local-chat-transport.ts';
+import { localUserIdOf } from '../../../src/adapters/local-chat/local-chat-tags.ts';
+import { parseConfig } from '../../../src/config/load-config.ts';
+import { chatUserFromTags } from '../../../src/host/chat-user.ts';
+import { createHost } from '../../../src/host/host.ts';
+import type { Host } from '../../../src/host/host.ts';
+import { captureLogs } from '../../host/log-capture.ts';
+import { createPluginFolders } from '../../host/plugin-folders.ts';
+import type { PluginFolders } from '../../host/plugin-folders.ts';
+import { unusedOverlayClient } from '../../host/unused-overlay-client.ts';
+import { recordChatEvents } from '../chat-event-recorder.ts';
+
+const PROBE = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'probe',
+  setup(ctx) {
+    ctx.command({ name: 'whoami', run: (call) => { void call.say(['who', call.user.login, call.user.displayName, call.user.role, call.user.id].join(' ')); } });
+    ctx.command({ name: 'modonly', role: 'moderator', run: (call) => { void call.say('mod ok for ' + call.user.login); } });
+    ctx.command({ name: 'echo', args: [{ name: 'text', type: 'rest' }], run: (call) => { void call.say(call.args.text); } });
+  },
+});`;
+
+let folders: PluginFolders;
+beforeAll(() => {
+  folders = createPluginFolders();
+  folders.add('probe', PROBE);
+});
+afterAll(() => {
+  folders.remove();
+});
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface LocalWorld {
+  stdin: PassThrough;
+  printed: string[];
+  chat: LocalChatTransport;
+  host: Host;
+  /** Types a line and waits for the bot's next printed reply. */
+  type(line: string): Promise<string>;
+}
+
+async function localWorld(options: Partial<LocalChatOptions> = {}, tty = false): Promise<LocalWorld> {
+  const stdin = new PassThrough();
+  if (tty) Object.assign(stdin, { isTTY: true });
+  const printed: string[] = [];
+  const chat = createLocalChatTransport({ channel: 'Streamer', stdin, output: { write: (text: string) => printed.push(text) }, ...options });
+  const host = await createHost({
+    config: parseConfig({ channel: { login: 'streamer' }, pluginDirs: [folders.dir], plugins: { probe: {} } }),
+    logger: captureLogs().logger,
+    overlayClient: unusedOverlayClient(),
+    chatTransports: [chat],
+    builtInPluginDir: '/nonexistent-built-in-plugins',
+  });
+  chat.start();
+  cleanups.push(() => host.stop(), () => chat.stop());
+  const botLines = () => printed.filter((line) => line.startsWith('chatskin (bot): '));
+  return {
+    stdin, printed, chat, host,
+    async type(line) {
+      const before = botLines().length;
+      stdin.write(`${line}\n`);
+      await expect.poll(() => botLines().length).toBeGreaterThan(before);
+      return botLines()[before]!.slice('chatskin (bot): '.length).trimEnd();
+    },
+  };
+}
+
+const roomId = localUserIdOf('streamer');
+
+describe('local chat through the host', () => {
+  it('routes plain typed lines as the local user, a viewer', async () => {
+    const world = await localWorld();
+    expect(await world.type('!whoami')).toBe(`who you You everyone ${localUserIdOf('you')}`);
+  });
+
+  it('routes each role prefix with that role', async () => {
+    const world = await localWorld();
+    expect(await world.type('/mod !whoami')).toBe(`who you You moderator ${localUserIdOf('you')}`);
+    expect(await world.type('/vip !whoami')).toBe(`who you You vip ${localUserIdOf('you')}`);
+    expect(await world.type('/sub !whoami')).toBe(`who you You subscriber ${localUserIdOf('you')}`);
+    expect(await world.type('/broadcaster !whoami')).toBe(`who streamer Streamer broadcaster ${roomId}`);
+    expect(await world.type('/as alice !whoami')).toBe(`who alice Alice everyone ${localUserIdOf('alice')}`);
+    expect(await world.type('/as streamer !whoami')).toBe(`who streamer Streamer broadcaster ${roomId}`);
+  });
+
+  it('lets a moderator-only command answer a /mod line and not a plain one', async () => {
+    const world = await localWorld();
+    world.stdin.write('!modonly\n');
+    expect(await world.type('/mod /as mia !modonly')).toBe('mod ok for mia');
+    expect(world.printed.filter((line) => line.includes('mod ok'))).toEqual(['chatskin (bot): mod ok for mia\n']);
+  });
+
+  it("emits the bot's replies as its own messages, which the host never routes", async () => {
+    const world = await localWorld();
+    const recorder = recordChatEvents(world.chat);
+    cleanups.push(() => recorder.stop());
+    expect(await world.type('!echo !whoami')).toBe('!whoami');
+    const own = await recorder.next('message', (event) => event.self);
+    expect(own).toMatchObject({ channel: 'streamer', text: '!whoami', self: true });
+    expect(chatUserFromTags(own.tags)).toMatchObject({ login: 'chatskin', role: 'everyone' });
+    // Only the echo's reply: the bot's "!whoami" was not answered.
+    expect(world.printed.filter((line) => line.startsWith('chatskin (bot): '))).toEqual(['chatskin (bot): !whoami\n']);
+  });
+
+  it('prints why a line was not sent, and the syntax on /help', async () => {
+    const world = await localWorld();
+    world.stdin.write('/as\n/ban troll\n/as alice /broadcaster hi\n/help\n');
+    await expect.poll(() => world.printed.some((line) => line.startsWith('Local chat: type a line'))).toBe(true);
+    expect(world.printed.slice(0, 3)).toEqual([
+      'local chat: /as needs a login: /as alice hello\n',
+      expect.stringContaining('local chat: unknown prefix /ban: use /mod, /vip, /sub, /broadcaster, /viewer or /as LOGIN'),
+      'local chat: the broadcaster of #streamer is streamer, not alice\n',
+    ]);
+  });
+
+  it('prints a one-line hint when stdin is a terminal, and none otherwise', async () => {
+    const onTerminal = await localWorld({}, true);
+    expect(onTerminal.printed).toEqual([expect.stringMatching(/^Local chat on #streamer: type to chat as you; start with \/mod.*\(\/help\)\.\n$/)]);
+    const piped = await localWorld();
+    expect(piped.printed).toEqual([]);
+  });
+
+  it('stops reading stdin on stop(), and posting keeps working', async () => {
+    const world = await localWorld();
+    const recorder = recordChatEvents(world.chat);
+    cleanups.push(() => recorder.stop());
+    world.chat.stop();
+    world.stdin.write('!whoami\n');
+    // Let the stream deliver the line, were anyone still reading.
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    world.chat.post({ text: 'after stop', login: 'alice' });
+    const posted = await recorder.next('message');
+    expect(posted.text).toBe('after stop');
+    expect(recorder.events.filter((event) => event.type === 'message' && event.text === '!whoami')).toEqual([]);
+  });
+});
+
+describe('local chat tags and posting', () => {
+  it('synthesises tmi.js-shaped tags: badges, flags, stable user ids, unique message ids, room id', () => {
+    const chat = createLocalChatTransport({ channel: 'streamer' });
+    const recorder = recordChatEvents(chat);
+    chat.post({ text: 'one', login: 'Mia', role: 'moderator' });
+    chat.post({ text: 'two', login: 'mia', role: 'moderator' });
+    chat.post({ text: 'three', role: 'broadcaster' });
+    chat.post({ text: 'four', login: 'sam', role: 'subscriber' });
+    const [one, two, three, four] = recorder.events.map((event) => (event.type === 'message' ? event.tags : {}));
+    expect(one).toMatchObject({
+      username: 'mia', 'display-name': 'Mia', badges: { moderator: '1' }, 'badges-raw': 'moderator/1', mod: true,
+      'user-type': 'mod', subscriber: false, 'user-id': localUserIdOf('mia'), 'room-id': roomId, 'message-type': 'chat',
+    });
+    expect(one!.color).toMatch(/^#[0-9A-F]{6}$/);
+    expect(two!['user-id']).toBe(one!['user-id']);
+    expect(two!.color).toBe(one!.color);
+    expect(two!.id).not.toBe(one!.id);
+    expect(three).toMatchObject({ username: 'streamer', badges: { broadcaster: '1' }, 'user-id': roomId, 'room-id': roomId });
+    expect(four).toMatchObject({ badges: { subscriber: '12' }, 'badge-info': { subscriber: '14' }, subscriber: true });
+    expect(localUserIdOf('mia')).toMatch(/^9\d{15}$/);
+    recorder.stop();
+  });
+
+  it("uses the channel's real Twitch user id for the broadcaster when it is known", () => {
+    const chat = createLocalChatTransport({ channel: 'streamer', broadcasterUserId: '40286300' });
+    const recorder = recordChatEvents(chat);
+    chat.post({ text: 'hi', role: 'broadcaster' });
+    chat.post({ text: 'hi', login: 'alice' });
+    expect(recorder.events.map((event) => (event.type === 'message' ? [event.tags['user-id'], event.tags['room-id']] : []))).toEqual([
+      ['40286300', '40286300'], [localUserIdOf('alice'), '40286300'],
+    ]);
+    recorder.stop();
+  });
+
+  it('refuses bad posts with the field at fault, and a bot line to another channel', async () => {
+    const chat = createLocalChatTransport({ channel: 'streamer' });
+    const refusal = (post: () => unknown): [string, string] | null => {
+      try {
+        post();
+      } catch (error) {
+        if (error instanceof LocalChatInputError) return [error.field, error.message];
+        throw error;
+      }
+      return null;
+    };
+    expect(refusal(() => chat.post({ text: ' \n ' }))).toEqual(['text', 'the text is empty']);
+    expect(refusal(() => chat.post({ text: 'x'.repeat(501) }))).toEqual(['text', 'a chat line is at most 500 characters; this one has 501']);
+    expect(refusal(() => chat.post({ text: 'hi', login: 'alice', role: 'broadcaster' }))?.[0]).toBe('login');
+    expect(refusal(() => chat.post({ text: 'hi', login: 'bad login' }))?.[0]).toBe('login');
+    await expect(chat.say('elsewhere', 'hi')).rejects.toThrow('the local chat serves only #streamer, not #elsewhere');
+    expect(() => createLocalChatTransport({ channel: 'not a login' })).toThrow('channel "not a login" is not a Twitch login');
+  });
+
+  it('prints posted lines and bot lines without control characters', async () => {
+    const printed: string[] = [];
+    const chat = createLocalChatTransport({ channel: 'streamer', output: { write: (text: string) => printed.push(text) } });
+    chat.post({ text: 'hi \u001b[2J there', login: 'alice', role: 'vip' });
+    await chat.say('#streamer', 'clear\u001b[2J screen');
+    expect(printed).toEqual(['alice (vip): hi [2J there\n', 'chatskin (bot): clear[2J screen\n']);
+  });
+});

@@ -1,0 +1,327 @@
+// The Twitch chat transport: the real tmi.js client against FakeTwitchIrc over a real socket.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTwitchChatTransport, TwitchChatError } from '../../../src/adapters/twitch-chat/twitch-chat-transport.ts';
+import type { TwitchChatOptions, TwitchChatState, TwitchChatTransport } from '../../../src/adapters/twitch-chat/twitch-chat-transport.ts';
+import { twitchChatOptionsFromConfig } from '../../../src/adapters/twitch-chat/twitch-chat-config.ts';
+import { chatRoleOf } from '../../../src/host/chat-roles.ts';
+import { createReplyQueue } from '../../../src/host/reply-queue.ts';
+import { systemClock } from '../../../src/host/clock.ts';
+import { parseConfig } from '../../../src/config/load-config.ts';
+import type { TwitchConfig } from '../../../src/config/config-schema.ts';
+import { FakeTwitchIrc } from '../../fakes/fake-twitch-irc.ts';
+import { createHost } from '../../../src/host/host.ts';
+import { captureLogs, LEVEL } from '../../host/log-capture.ts';
+import { createPluginFolders } from '../../host/plugin-folders.ts';
+import type { PluginFolders } from '../../host/plugin-folders.ts';
+import { unusedOverlayClient } from '../../host/unused-overlay-client.ts';
+import { recordChatEvents } from '../chat-event-recorder.ts';
+import type { ChatEventRecorder } from '../chat-event-recorder.ts';
+
+const BOT = 'chatskinbot';
+const TOKEN = 'goodtoken';
+const CHANNEL = 'somechannel';
+
+let irc: FakeTwitchIrc;
+const running: TwitchChatTransport[] = [];
+const recorders: ChatEventRecorder[] = [];
+
+beforeEach(async () => {
+  irc = await FakeTwitchIrc.start({
+    rejectTokens: ['badtoken'],
+    userBadges: (login, channel): Record<string, string> => (login === BOT && channel === CHANNEL ? { moderator: '1' } : {}),
+  });
+});
+
+afterEach(async () => {
+  for (const recorder of recorders.splice(0)) recorder.stop();
+  for (const transport of running.splice(0)) await transport.stop();
+  await irc.close();
+});
+
+function twitchChat(overrides: Partial<TwitchChatOptions> = {}) {
+  const logs = captureLogs([TOKEN]);
+  const transport = createTwitchChatTransport({
+    channels: [CHANNEL],
+    identity: { login: BOT, token: `oauth:${TOKEN}` },
+    reconnect: { initialDelayMs: 20, maxDelayMs: 100, jitter: 0 },
+    ...overrides,
+    server: overrides.server ?? { host: '127.0.0.1', port: irc.port, secure: false },
+  }, logs.logger);
+  running.push(transport);
+  const recorder = recordChatEvents(transport);
+  recorders.push(recorder);
+  const states: TwitchChatState[] = [];
+  transport.onStateChange((change) => states.push(change.state));
+  return { transport, recorder, states, logs };
+}
+
+async function connected(overrides: Partial<TwitchChatOptions> = {}) {
+  const chat = twitchChat(overrides);
+  await chat.transport.start();
+  await irc.waitForJoin(CHANNEL);
+  await expect.poll(() => chat.transport.joinedChannels).toEqual([CHANNEL]);
+  return chat;
+}
+
+describe('Twitch chat transport against the fake Twitch IRC', () => {
+  it('connects with the bot identity, joins the configured channel and says so in the logs without the token', async () => {
+    const { transport, states, logs } = twitchChat({ channels: ['#SomeChannel'] });
+    expect(transport.state).toBe('disconnected');
+    const starting = transport.start();
+    expect(transport.state).toBe('connecting');
+    await starting;
+    const join = await irc.waitForJoin(CHANNEL, { login: BOT });
+    expect(join.channel).toBe('#somechannel');
+    expect(transport.state).toBe('connected');
+    expect(states).toEqual(['connecting', 'connected']);
+    expect(transport.channels).toEqual(['somechannel']);
+    expect(irc.sent.find((line) => line.message.command === 'PASS')?.message.params).toEqual([`oauth:${TOKEN}`]);
+    await expect.poll(() => logs.entries.some((entry) => entry.msg === 'Twitch chat joined #somechannel')).toBe(true);
+    expect(logs.entries.some((entry) => entry.msg === 'Twitch chat connected' && entry.login === BOT)).toBe(true);
+    expect(logs.lines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('turns a tagged PRIVMSG into a message event with tmi.js tags from which roles are read', async () => {
+    const { recorder } = await connected();
+    const sent = irc.sendPrivmsg(CHANNEL, { login: 'mod_mia', displayName: 'Mod_Mia', color: '#1E90FF', mod: true, subscriber: 8 }, '!style bubble.width 300');
+    const message = await recorder.next('message', (event) => event.tags.id === sent.id);
+    expect(message).toMatchObject({ channel: CHANNEL, text: '!style bubble.width 300', self: false });
+    expect(message.tags).toMatchObject({
+      username: 'mod_mia', 'display-name': 'Mod_Mia', 'user-id': irc.userIdOf('mod_mia'), 'room-id': irc.roomIdOf(CHANNEL),
+      badges: { moderator: '1', subscriber: '6' }, 'badges-raw': 'moderator/1,subscriber/6', mod: true, color: '#1E90FF',
+    });
+    expect(chatRoleOf(message.tags)).toBe('moderator');
+
+    const streamer = irc.sendPrivmsg(CHANNEL, { login: CHANNEL, broadcaster: true }, 'hello chat');
+    expect(chatRoleOf((await recorder.next('message', (event) => event.tags.id === streamer.id)).tags)).toBe('broadcaster');
+  });
+
+  it('delivers cheers and /me lines as messages too', async () => {
+    const { recorder } = await connected();
+    const cheer = irc.sendPrivmsg(CHANNEL, { login: 'big_spender' }, 'cheer100 !skin neon', { bits: 100 });
+    expect(await recorder.next('message', (event) => event.tags.id === cheer.id)).toMatchObject({ text: 'cheer100 !skin neon', self: false });
+    const action = irc.sendPrivmsg(CHANNEL, { login: 'viewer_val' }, 'waves', { action: true });
+    expect(await recorder.next('message', (event) => event.tags.id === action.id)).toMatchObject({ text: 'waves', tags: { 'message-type': 'action' } });
+  });
+
+  it("marks lines from the bot's own account as self, even when another client sent them", async () => {
+    const { recorder } = await connected();
+    const own = irc.sendPrivmsg(CHANNEL, { login: BOT }, '!ping');
+    expect((await recorder.next('message', (event) => event.tags.id === own.id)).self).toBe(true);
+  });
+
+  it('turns deletions, timeouts, bans and a cleared chat into events', async () => {
+    const { recorder } = await connected();
+    irc.deleteMessage(CHANNEL, { login: 'troll', targetMsgId: 'abc-123', text: 'bad words' });
+    expect(await recorder.next('message-deleted')).toEqual({ type: 'message-deleted', channel: CHANNEL, messageId: 'abc-123' });
+    irc.timeoutUser(CHANNEL, { login: 'troll' }, 600);
+    expect(await recorder.next('user-cleared')).toEqual({ type: 'user-cleared', channel: CHANNEL, userId: irc.userIdOf('troll') });
+    irc.banUser(CHANNEL, { login: 'worse', userId: '999' });
+    expect(await recorder.next('user-cleared', (event) => event.userId === '999')).toEqual({ type: 'user-cleared', channel: CHANNEL, userId: '999' });
+    irc.clearChat(CHANNEL);
+    expect(await recorder.next('chat-cleared')).toEqual({ type: 'chat-cleared', channel: CHANNEL });
+  });
+
+  it("reports the bot's USERSTATE, so the reply queue learns it is a moderator", async () => {
+    const chat = twitchChat();
+    const queue = createReplyQueue({ transport: chat.transport, clock: systemClock, logger: chat.logs.logger });
+    chat.transport.subscribe((event) => {
+      if (event.type === 'userstate') queue.setBotState(event.channel, event.tags);
+    });
+    await chat.transport.start();
+    const userstate = await chat.recorder.next('userstate');
+    expect(userstate.channel).toBe(CHANNEL);
+    expect(userstate.tags).toMatchObject({ badges: { moderator: '1' }, mod: true, username: BOT });
+    expect(queue.isModerator(CHANNEL)).toBe(true);
+    queue.stop();
+  });
+
+  it("sends say() lines the fake records, then shows each as the bot's own message with Twitch's id", async () => {
+    const { transport, recorder } = await connected();
+    await transport.say('#SomeChannel', 'skin set to neon');
+    const said = await irc.waitForPrivmsg((line) => line.text === 'skin set to neon');
+    expect([said.channel, said.login, said.joined]).toEqual(['#somechannel', BOT, true]);
+    const own = await recorder.next('message', (event) => event.self);
+    expect(own.text).toBe('skin set to neon');
+    expect(own.tags).toMatchObject({ username: BOT, 'user-id': irc.userIdOf(BOT), 'room-id': irc.roomIdOf(CHANNEL), badges: { moderator: '1' } });
+    expect(typeof own.tags.id).toBe('string');
+  });
+
+  it('sends a line of exactly 500 characters as one message, and a line starting with "/" as text', async () => {
+    const { transport } = await connected();
+    const longest = `${'word '.repeat(99)}last`.padEnd(500, 'x');
+    expect(longest).toHaveLength(500);
+    await transport.say(CHANNEL, longest);
+    await transport.say(CHANNEL, '/me is not a command here');
+    await irc.waitForPrivmsg((line) => line.text === '/me is not a command here');
+    expect(irc.privmsgs.map((line) => line.text)).toEqual([longest, '/me is not a command here']);
+  });
+
+  it('refuses lines it cannot send, with a clear error', async () => {
+    const { transport } = await connected();
+    await expect(transport.say('elsewhere', 'hi')).rejects.toThrow('does not serve #elsewhere');
+    await expect(transport.say(CHANNEL, 'two\r\nPRIVMSG #elsewhere :lines')).rejects.toThrow('line break');
+    await expect(transport.say(CHANNEL, 'x'.repeat(501))).rejects.toThrow('at most 500 characters');
+    await expect(transport.say(CHANNEL, '   ')).rejects.toThrow(TwitchChatError);
+    expect(irc.privmsgs).toEqual([]);
+  });
+
+  it('reconnects after an abrupt drop, rejoins, and chat flows both ways again', async () => {
+    const { transport, recorder, states, logs } = await connected();
+    const mark = irc.joins.length;
+    // A reply during the outage waits for the rejoin instead of being lost.
+    const duringOutage = new Promise<void>((resolve, reject) => {
+      transport.onStateChange((change) => {
+        if (change.state === 'reconnecting') transport.say(CHANNEL, 'sent while reconnecting').then(resolve, reject);
+      });
+    });
+    irc.dropAllConnections();
+    const rejoin = await irc.waitForJoin(CHANNEL, { since: mark, login: BOT });
+    expect(rejoin.connectionId).toBe(2);
+    await duringOutage;
+    expect((await irc.waitForPrivmsg((line) => line.text === 'sent while reconnecting')).connectionId).toBe(2);
+    expect(states).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
+
+    const since = recorder.events.length;
+    const after = irc.sendPrivmsg(CHANNEL, { login: 'viewer_val' }, 'still here?');
+    expect((await recorder.next('message', (event) => event.tags.id === after.id, since)).text).toBe('still here?');
+    expect(irc.totalConnections).toBe(2);
+    expect(logs.entries.some((entry) => entry.level === LEVEL.warn && /Twitch chat connection lost/.test(entry.msg ?? ''))).toBe(true);
+    expect(logs.entries.some((entry) => entry.msg === 'Twitch chat reconnected: rejoining channels')).toBe(true);
+  });
+
+  it('reconnects and rejoins when Twitch sends RECONNECT', async () => {
+    const { transport, states } = await connected();
+    const mark = irc.joins.length;
+    irc.sendReconnect();
+    await irc.waitForJoin(CHANNEL, { since: mark });
+    await expect.poll(() => transport.joinedChannels).toEqual([CHANNEL]);
+    expect(states).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
+    expect(irc.connectionCount).toBe(1);
+  });
+
+  it('gives a clear, final error state for a refused token, and never logs the token', async () => {
+    const { transport, states, logs } = twitchChat({ identity: { login: BOT, token: 'badtoken' } });
+    const failure = await transport.start().then(() => null, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(TwitchChatError);
+    expect((failure as Error).message).toMatch(/Twitch refused the bot's login as chatskinbot \(Login authentication failed\).*chat:read and chat:edit/);
+    expect(transport.state).toBe('disconnected');
+    expect(transport.lastError).toBe((failure as Error).message);
+    expect(states).toEqual(['connecting', 'disconnected']);
+    expect(logs.entries.some((entry) => entry.level === LEVEL.error && entry.msg === transport.lastError)).toBe(true);
+    expect(logs.lines.join('\n')).not.toContain('badtoken');
+    await expect(transport.say(CHANNEL, 'hi')).rejects.toThrow(/disconnected \(Twitch refused/);
+  });
+
+  it('without an identity reads chat anonymously and refuses to send', async () => {
+    const { transport, recorder } = twitchChat({ identity: null });
+    expect(transport.anonymous).toBe(true);
+    await transport.start();
+    const join = await irc.waitForJoin(CHANNEL);
+    expect(join.login).toMatch(/^justinfan\d+$/);
+    await expect.poll(() => transport.joinedChannels).toEqual([CHANNEL]);
+    const sent = irc.sendPrivmsg(CHANNEL, { login: 'viewer_val' }, 'hello');
+    expect((await recorder.next('message', (event) => event.tags.id === sent.id)).text).toBe('hello');
+    await expect(transport.say(CHANNEL, 'hi')).rejects.toThrow(/read-only.*no bot identity/);
+    expect(irc.privmsgs).toEqual([]);
+  });
+
+  it('keeps retrying while the server is down and connects once it is back', async () => {
+    const port = irc.port;
+    await irc.close();
+    const { transport, states } = twitchChat({ server: { host: '127.0.0.1', port, secure: false } });
+    const starting = transport.start();
+    await expect.poll(() => states.includes('reconnecting')).toBe(true);
+    irc = await FakeTwitchIrc.start({ port });
+    await starting;
+    await irc.waitForJoin(CHANNEL);
+    expect(transport.state).toBe('connected');
+  });
+
+  it('stop() disconnects, ends the reconnect wait, and refuses later lines', async () => {
+    const { transport, states } = await connected({ reconnect: { initialDelayMs: 50, maxDelayMs: 50, jitter: 0 } });
+    const reconnecting = new Promise<void>((resolve) => {
+      transport.onStateChange((change) => {
+        if (change.state === 'reconnecting') resolve();
+      });
+    });
+    irc.dropAllConnections();
+    await reconnecting;
+    await transport.stop();
+    expect(transport.state).toBe('disconnected');
+    expect(states.at(-1)).toBe('disconnected');
+    // Past the back-off wait: no new connection was opened.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(irc.totalConnections).toBe(1);
+    await expect(transport.say(CHANNEL, 'late')).rejects.toThrow('stopped');
+    await expect(transport.start()).rejects.toThrow('stopped');
+  });
+
+  it('fails clearly, at once, for a server name no connection can be opened to', async () => {
+    const { transport } = twitchChat({ server: { host: 'bad host name', port: 80, secure: false } });
+    await expect(transport.start()).rejects.toThrow(/^Twitch chat cannot connect to ws:\/\/bad host name:80: /);
+    expect(transport.state).toBe('disconnected');
+  });
+
+  it('refuses a server setting tmi.js would silently override', () => {
+    const logger = captureLogs().logger;
+    const options = { channels: [CHANNEL], identity: null };
+    expect(() => createTwitchChatTransport({ ...options, server: { host: 'irc.example', port: 6697, secure: true } }, logger))
+      .toThrow('twitch.chat.secure: true works only with port 443');
+    expect(() => createTwitchChatTransport({ ...options, server: { host: 'irc.example', port: 443, secure: false } }, logger))
+      .toThrow('twitch.chat.port 443 always means wss');
+    expect(() => createTwitchChatTransport({ ...options, channels: ['not a login'], server: { host: 'h', port: 80, secure: false } }, logger))
+      .toThrow('"not a login" is not a Twitch login');
+  });
+
+  it('takes its options from the config file', () => {
+    const config = parseConfig({
+      channel: { login: 'Streamer' },
+      twitch: { clientId: 'id', clientSecret: 'secret', bot: { login: 'MyBot', token: 'oauth:abc' }, chat: { server: '127.0.0.1', port: 6667, secure: false } },
+    });
+    expect(twitchChatOptionsFromConfig(config.twitch as TwitchConfig)).toEqual({
+      channels: ['streamer'],
+      identity: { login: 'mybot', token: 'oauth:abc' },
+      server: { host: '127.0.0.1', port: 6667, secure: false },
+    });
+  });
+});
+
+describe('Twitch chat through the host', () => {
+  let folders: PluginFolders;
+  beforeAll(() => {
+    folders = createPluginFolders();
+    folders.add('probe', `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'probe',
+  setup(ctx) {
+    ctx.command({ name: 'modonly', role: 'moderator', run: (call) => { void call.say('mod ok for ' + call.user.login); } });
+  },
+});`);
+  });
+  afterAll(() => {
+    folders.remove();
+  });
+
+  it('routes chat from Twitch to a command by role and sends its reply back to Twitch', async () => {
+    const chat = twitchChat();
+    const host = await createHost({
+      config: parseConfig({ channel: { login: CHANNEL }, pluginDirs: [folders.dir], plugins: { probe: {} } }),
+      logger: chat.logs.logger,
+      overlayClient: unusedOverlayClient(),
+      chatTransports: [chat.transport],
+      builtInPluginDir: '/nonexistent-built-in-plugins',
+    });
+    try {
+      await chat.transport.start();
+      await irc.waitForJoin(CHANNEL);
+      await expect.poll(() => chat.transport.joinedChannels).toEqual([CHANNEL]);
+      irc.sendPrivmsg(CHANNEL, { login: 'viewer_val' }, '!modonly');
+      irc.sendPrivmsg(CHANNEL, { login: 'mod_mia', mod: true }, '!modonly');
+      const reply = await irc.waitForPrivmsg();
+      expect([reply.channel, reply.login, reply.text]).toEqual(['#somechannel', BOT, 'mod ok for mod_mia']);
+    } finally {
+      await host.stop();
+    }
+  });
+});

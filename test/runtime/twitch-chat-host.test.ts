@@ -1,0 +1,133 @@
+// The whole host (startChatskin) with the real tmi.js against the fake Twitch chat server:
+// chat commands change the overlay (seen through the service and the push socket), roles are
+// enforced, cooldowns hold, chatters are registered, chat reaches the overlay, and a dropped
+// connection reconnects and rejoins.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { parseConfig } from '../../src/config/index.ts';
+import { startChatskin } from '../../src/runtime/start-chatskin.ts';
+import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
+import type { ServerFrame } from '../../src/service/push/protocol.ts';
+import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
+
+const MOD = { login: 'modguy', mod: true };
+const VIEWER = { login: 'viewer_one', userId: '1001' };
+
+/** Every frame an overlay socket receives, with a way to wait for one. */
+function overlaySocket(url: string) {
+  const frames: ServerFrame[] = [];
+  const socket = new WebSocket(url);
+  socket.on('message', (data) => frames.push(JSON.parse(String(data)) as ServerFrame));
+  const waitFor = async (predicate: (frame: ServerFrame) => boolean, from = 0): Promise<ServerFrame> => {
+    for (let i = 0; i < 400; i += 1) {
+      const found = frames.slice(from).find(predicate);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`no matching overlay frame among ${frames.length}`);
+  };
+  return { socket, frames, waitFor };
+}
+
+describe('host with Twitch chat (real tmi.js against the fake server)', () => {
+  let irc: FakeTwitchIrc;
+  let running: RunningChatskin;
+  let overlay: ReturnType<typeof overlaySocket>;
+
+  beforeAll(async () => {
+    irc = await FakeTwitchIrc.start();
+    const dir = mkdtempSync(join(tmpdir(), 'chatskin-host-'));
+    const config = parseConfig({
+      http: { host: '127.0.0.1', port: 0 },
+      store: { path: join(dir, 'db.sqlite') },
+      channel: { login: 'alice' },
+      localChat: { enabled: false },
+      twitch: {
+        enabled: true, clientId: 'test-client', clientSecret: 'test-secret',
+        bot: { login: 'chatskinbot', token: 'oauth:testtoken' },
+        channels: ['alice'],
+        chat: irc.tmiConnection,
+        redemptions: { enabled: false },
+      },
+      log: { level: 'silent' },
+    });
+    running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
+    await irc.waitForJoin('alice');
+    const [main] = await running.service.listOverlays(running.account.id);
+    overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
+    await overlay.waitFor((f) => f.type === 'snapshot');
+  });
+
+  afterAll(async () => {
+    overlay?.socket.close();
+    await running?.close();
+    await irc?.close();
+  });
+
+  const width = async () => (await running.service.getTemplate(running.account.id)).settings_values['bubble.width'];
+  const botSaid = (pattern: RegExp, since: number) =>
+    irc.waitForPrivmsg((m) => m.login === 'chatskinbot' && pattern.test(m.text), { since });
+
+  it("applies a moderator's !style to the overlay: stored, pushed live and answered in chat", async () => {
+    const since = irc.privmsgs.length;
+    const framesBefore = overlay.frames.length;
+    irc.sendPrivmsg('#alice', MOD, '!style bubble.width 300');
+    await botSaid(/bubble\.width/, since);
+    expect(await width()).toBe(300);
+    const update = await overlay.waitFor((f) => f.type === 'update', framesBefore);
+    expect(update.type === 'update' && update.style.settings['bubble.width']).toBe(300);
+  });
+
+  it("refuses a viewer's identical line: nothing changes and the bot says nothing", async () => {
+    const since = irc.privmsgs.length;
+    irc.sendPrivmsg('#alice', VIEWER, '!style bubble.width 500');
+    // Lines are handled in order: once the moderator's later line is answered, the viewer's was handled.
+    irc.sendPrivmsg('#alice', MOD, '!style show bubble.width');
+    await botSaid(/bubble\.width/, since);
+    expect(await width()).toBe(300);
+    expect(irc.privmsgs.slice(since).filter((m) => m.login === 'chatskinbot')).toHaveLength(1);
+  });
+
+  it('answers a validation error in one short line and changes nothing', async () => {
+    const since = irc.privmsgs.length;
+    irc.sendPrivmsg('#alice', MOD, '!style bubble.width 99999');
+    const reply = await botSaid(/between 0 and 10000/, since);
+    expect(reply.text.length).toBeLessThan(200);
+    expect(await width()).toBe(300);
+  });
+
+  it('registers chatters as viewers and shows their messages on the overlay', async () => {
+    const framesBefore = overlay.frames.length;
+    irc.sendPrivmsg('#alice', VIEWER, 'hello <b>chat</b>');
+    const chat = await overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.text === 'hello <b>chat</b>', framesBefore);
+    expect(chat.type === 'chat' && chat.event.type === 'message' && chat.event.userId).toBe('1001');
+    await expect.poll(async () => (await running.service.findViewer('viewer_one'))?.twitchUserId).toBe('1001');
+  });
+
+  it('holds a per-user cooldown without reply spam', async () => {
+    const since = irc.privmsgs.length;
+    irc.sendPrivmsg('#alice', VIEWER, '!skins');
+    irc.sendPrivmsg('#alice', VIEWER, '!skins');
+    irc.sendPrivmsg('#alice', VIEWER, '!skins');
+    irc.sendPrivmsg('#alice', MOD, '!style show bubble.width');
+    await botSaid(/bubble\.width/, since);
+    const toViewer = irc.privmsgs.slice(since).filter((m) => m.login === 'chatskinbot' && /viewer_one/i.test(m.text));
+    // One answer, plus at most one "cooling down" notice, never one per line.
+    expect(toViewer.length).toBeGreaterThanOrEqual(1);
+    expect(toViewer.length).toBeLessThanOrEqual(2);
+  });
+
+  it('reconnects and rejoins after the connection drops, and commands work again', async () => {
+    const joins = irc.joins.length;
+    irc.dropAllConnections();
+    await irc.waitForJoin('alice', { since: joins });
+    const since = irc.privmsgs.length;
+    irc.sendPrivmsg('#alice', MOD, '!style bubble.width 320');
+    await botSaid(/bubble\.width/, since);
+    expect(await width()).toBe(320);
+  });
+});

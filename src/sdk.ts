@@ -25,6 +25,9 @@ export { isOverlayStyleError, OverlayStyleError } from './client/overlay-style-e
 export type { OverlayStyleErrorKind } from './client/overlay-style-error.ts';
 /** An OverlayStyleError as one short chat line (`bubble.width must be an integer between 0 and 10000.`). */
 export { overlayErrorLine } from './client/overlay-error-line.ts';
+/** Answer a command in one line; throw ChatRefusal inside for a line meant for the chatter. */
+export { answerInChat, ChatRefusal } from './host/chat-answer.ts';
+export type { AnswerOptions } from './host/chat-answer.ts';
 
 export type { SettingSpec, SettingType } from './service/settings/catalog.ts';
 /** Checks a value against a setting's catalog entry (as the service does) and gives its stored form. */

@@ -4,13 +4,10 @@
 // <skin> is a slug or name of the channel's skins for the overlay's template (GET /skins), a name
 // from the config's skinIds (for global skins and other templates), or a numeric skin id.
 // Only spec operations are used, so it works against a remote service too. docs/commands.md.
-import { definePlugin, isOverlayStyleError, overlayErrorLine, z } from '../../src/sdk.ts';
-import type { CommandInvocation, OverlayStyleError } from '../../src/sdk.ts';
+import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, z } from '../../src/sdk.ts';
+import type { CommandInvocation } from '../../src/sdk.ts';
 
 const SKIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
-/** A line for the moderator instead of a failure for the log. */
-class ChatRefusal extends Error {}
 
 interface SkinChoice {
   id: number;
@@ -33,24 +30,7 @@ export default definePlugin({
   setup(ctx) {
     const { presetId, skinIds } = ctx.config;
 
-    async function answering(call: CommandInvocation, work: () => Promise<string>): Promise<void> {
-      let line: string;
-      try {
-        line = await work();
-      } catch (error) {
-        if (error instanceof ChatRefusal) line = error.message;
-        else if (isOverlayStyleError(error)) line = errorLine(error);
-        else throw error;
-      }
-      await call.reply(line);
-    }
-
-    function errorLine(error: OverlayStyleError): string {
-      if (error.kind !== 'service' || error.status >= 500 || error.status === 429) {
-        ctx.logger.warn({ err: error }, 'overlay service call failed');
-      }
-      return overlayErrorLine(error);
-    }
+    const answering = (call: CommandInvocation, work: () => Promise<string>) => answerInChat(call, work, { logger: ctx.logger });
 
     /** The skin typed: a configured name, a slug or name from GET /skins, else a numeric id. */
     async function chooseSkin(typed: string): Promise<SkinChoice> {

@@ -4,8 +4,8 @@
 // The viewer is signed in to the service (created, or their login refreshed) on every use.
 // Picking has no endpoint in the spec, so it needs the bundled service; with a remote one both
 // commands say so. docs/commands.md has the replies.
-import { definePlugin, isOverlayStyleError, overlayErrorLine, typedPrefix, z } from '../../src/sdk.ts';
-import type { ChatUser, CommandInvocation, OverlayStyleError, PickableSkin } from '../../src/sdk.ts';
+import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, typedPrefix, z } from '../../src/sdk.ts';
+import type { ChatUser, CommandInvocation, PickableSkin } from '../../src/sdk.ts';
 
 const SKINS_NAMES = ['skins', 'myskins'];
 const SKIN_NAMES = ['skin', 'pickskin'];
@@ -13,9 +13,6 @@ const SKIN_NAMES = ['skin', 'pickskin'];
 const LISTED = 15;
 const TWITCH_USER_ID = /^[0-9]{1,32}$/;
 const NONE_WORDS = new Set(['none', 'off']);
-
-/** A line for the chatter instead of a failure for the log. */
-class ChatRefusal extends Error {}
 
 function names(skins: readonly PickableSkin[]): string {
   const shown = skins.slice(0, LISTED).map((skin) => skin.name);
@@ -42,25 +39,10 @@ export default definePlugin({
       return { twitchUserId: user.id };
     }
 
-    function errorLine(error: OverlayStyleError): string {
-      if (error.kind === 'unsupported') return 'skins in chat need the bundled overlay service; this bot uses a remote one.';
-      if (error.kind !== 'service' || error.status >= 500 || error.status === 429) {
-        ctx.logger.warn({ err: error }, 'overlay service call failed');
-      }
-      return overlayErrorLine(error);
-    }
-
-    async function answering(call: CommandInvocation, work: () => Promise<string>): Promise<void> {
-      let line: string;
-      try {
-        line = await work();
-      } catch (error) {
-        if (error instanceof ChatRefusal) line = error.message;
-        else if (isOverlayStyleError(error)) line = errorLine(error);
-        else throw error;
-      }
-      await call.reply(line);
-    }
+    const answering = (call: CommandInvocation, work: () => Promise<string>) => answerInChat(call, work, {
+      logger: ctx.logger,
+      describe: (error) => (error.kind === 'unsupported' ? 'skins in chat need the bundled overlay service; this bot uses a remote one.' : undefined),
+    });
 
     ctx.command({
       name: 'skins',

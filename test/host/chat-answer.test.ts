@@ -7,7 +7,7 @@ function recorder() {
   const warnings: string[] = [];
   return {
     replies, warnings,
-    call: { reply: async (line: string) => { replies.push(line); } },
+    call: { reply: async (line: string) => { replies.push(line); return { status: 'sent' as const, parts: 1 }; } },
     logger: { warn: (_obj: object, msg: string) => { warnings.push(msg); } },
   };
 }

@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<{ run(args: string[], options: CliO
   premium: () => import('./cli/premium-command.ts'),
   overlays: () => import('./cli/overlays-command.ts'),
   chat: () => import('./cli/chat-command.ts'),
+  twitch: () => import('./cli/twitch-command.ts'),
 };
 
 export interface CliOptions {

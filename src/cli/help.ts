@@ -13,13 +13,14 @@ Commands:
   overlays list LOGIN           Each overlay's id, name and browser-source URL
   chat say TEXT [--as LOGIN] [--role ROLE] [--url URL]
                                 Send a chat line to a running host's local chat
+  twitch auth                   Authorize the broadcaster's Twitch account (redemptions)
 
 Options:
   -c, --config FILE             Config file (default: $CHATSKIN_CONFIG, else config/default.yaml)
   -h, --help                    Help for a command
   -v, --version                 Print the version
 
-Docs: README.md, docs/cli.md, docs/config.md, docs/api.md
+Docs: README.md, docs/cli.md, docs/config.md, docs/api.md, docs/twitch-setup.md
 `;
 
 const COMMAND_HELP: Record<string, string> = {
@@ -63,6 +64,15 @@ Sends a chat line to a running host's local chat (loopback only), as if
 LOGIN (default: viewer) typed it. ROLE is one of broadcaster, moderator,
 vip, subscriber, everyone (default everyone). --url defaults to the host's
 address from the config.
+`,
+  twitch: `Usage: chatskin twitch auth [--config FILE]
+
+Signs the broadcaster in to Twitch with the device code flow: prints a code
+and the address to enter it at, waits for approval, checks the token is for
+channel.login and has the scopes channel:read:redemptions and
+channel:manage:redemptions, and stores it in twitch.broadcaster.tokenFile
+(owner-only permissions). The running host refreshes it and saves it back.
+Needs twitch.clientId and twitch.clientSecret. See docs/twitch-setup.md.
 `,
 };
 

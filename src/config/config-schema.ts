@@ -53,6 +53,73 @@ const channelSection = section({
   login: twitchLogin().default('streamer'),
 });
 
+// Channel-point redemptions (docs/redemptions.md). These sections are optional, so a config that
+// leaves them out parses to the same object as before they existed; `redemptionSettings` fills in
+// their defaults (the schema stays the one place defaults live).
+
+/** Same rule as a plugin's `ctx.onRedemption` key. */
+export const REWARD_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
+
+const optionalLimit = (max: number) => integer(1, max).nullable().default(null);
+
+/** One channel-point reward the host creates and keeps in step with the config. */
+const managedRewardSection = section({
+  /** Twitch: at most 45 characters, unique on the channel (any case). */
+  title: z.string({ error: 'must be the reward\'s title (1 to 45 characters)' })
+    .min(1, { error: 'must be the reward\'s title (1 to 45 characters)' })
+    .max(45, { error: 'must be at most 45 characters (a Twitch limit)' }),
+  cost: integer(1, 2_147_483_647),
+  prompt: z.string({ error: 'must be text (at most 200 characters)' }).max(200, { error: 'must be at most 200 characters (a Twitch limit)' }).default(''),
+  /** null: Twitch's default colour. */
+  backgroundColor: z.string({ error: 'must be a colour such as "#9147FF"' })
+    .regex(/^#[0-9A-Fa-f]{6}$/, { error: 'must be a colour such as "#9147FF" (# and six hex digits)' })
+    .transform((colour) => colour.toUpperCase()).nullable().default(null),
+  userInputRequired: flag().default(false),
+  enabled: flag().default(true),
+  paused: flag().default(false),
+  globalCooldownSeconds: optionalLimit(604_800),
+  maxPerStream: optionalLimit(2_147_483_647),
+  maxPerUserPerStream: optionalLimit(2_147_483_647),
+});
+
+const managedRewardsSection = z.record(
+  z.string().regex(REWARD_KEY_PATTERN, { error: 'reward keys are 1 to 100 letters, digits, _ . : or -, starting with a letter or digit' }),
+  managedRewardSection,
+  { error: (issue) => (issue.code === 'invalid_type' ? 'must be a mapping of reward key -> reward (title, cost, ...)' : undefined) },
+);
+
+const twitchBroadcasterSection = section({
+  /** Written by `chatskin twitch auth` (owner-only permissions); refreshed tokens are saved back. */
+  tokenFile: text('a file path for the broadcaster\'s Twitch token').default('./data/twitch-broadcaster-token.json'),
+});
+
+const twitchOauthSection = section({
+  /** id.twitch.tv's OAuth base for `chatskin twitch auth`; null: Twitch's (or the mock API port's /auth). */
+  url: url(['http', 'https'], 'https://id.twitch.tv/oauth2').nullable().default(null),
+});
+
+const twitchRedemptionsSection = section({
+  /** false: no rewards are managed and no redemptions are handled. */
+  enabled: flag().default(true),
+  /** How often UNFULFILLED redemptions are listed to finish any that were missed. */
+  reconcileIntervalSeconds: integer(10, 86_400).default(60),
+});
+
+/** The redemption sections of an enabled twitch config, with their defaults filled in. */
+export function redemptionSettings(twitch: {
+  broadcaster?: unknown; oauth?: unknown; redemptions?: unknown; rewards?: unknown;
+}) {
+  return {
+    broadcaster: twitchBroadcasterSection.parse(twitch.broadcaster ?? {}),
+    oauth: twitchOauthSection.parse(twitch.oauth ?? {}),
+    redemptions: twitchRedemptionsSection.parse(twitch.redemptions ?? {}),
+    rewards: managedRewardsSection.parse(twitch.rewards ?? {}),
+  };
+}
+
+export type RedemptionSettings = ReturnType<typeof redemptionSettings>;
+export type ManagedRewardConfig = z.output<typeof managedRewardSection>;
+
 const twitchEnabledSection = section({
   enabled: z.literal(true),
   clientId: text('the application Client ID from dev.twitch.tv'),
@@ -77,6 +144,10 @@ const twitchEnabledSection = section({
     /** A local twurple mock API server's port instead of api.twitch.tv; null for Twitch. */
     mockServerPort: integer(1, 65535).nullable().default(null),
   }).prefault({}),
+  broadcaster: twitchBroadcasterSection.optional(),
+  oauth: twitchOauthSection.optional(),
+  redemptions: twitchRedemptionsSection.optional(),
+  rewards: managedRewardsSection.optional(),
 });
 
 /** A switched-off twitch section is not checked: placeholders and unset ${VARS} may stay. */

@@ -101,6 +101,11 @@ export interface RedemptionEvent {
   user: { id: string; login: string; displayName: string };
   /** Text the viewer typed, for rewards that ask for it; "" otherwise. */
   input: string;
+  /**
+   * 1 normally; above 1 when the host runs a redemption again whose earlier run was interrupted
+   * (a crash before its outcome was recorded), so a handler can check for its own earlier effect.
+   */
+  attempt?: number;
 }
 
 /** `fulfill` marks the redemption done; `refund` cancels it and returns the points. */

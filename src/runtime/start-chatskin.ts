@@ -4,9 +4,12 @@
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
+import { startTwitchRedemptions } from '../adapters/redemptions/index.ts';
+import type { TwitchRedemptions } from '../adapters/redemptions/index.ts';
 import { createOverlayClientFromConfig } from '../client/index.ts';
 import { createHost } from '../host/index.ts';
 import type { Host } from '../host/index.ts';
+import { bindLedger } from '../host/redemptions/index.ts';
 import { registerOverlayServer } from '../overlay/overlay-server.ts';
 import { apiServerOptions, registerApi, registerHealthz } from '../service/http/index.ts';
 import type { PushGateway } from '../service/push/push-gateway.ts';
@@ -29,6 +32,8 @@ export interface RunningChatskin {
   gateway: PushGateway;
   host: Host;
   transports: StartedTransports;
+  /** Channel-point redemptions (EventSub + Helix); idle, with the reason in its status, without Twitch. */
+  redemptions: TwitchRedemptions;
   /** Graceful stop: no new chat, in-flight work finished, sockets and database closed. Idempotent. */
   close(): Promise<void>;
 }
@@ -94,10 +99,13 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     // Chat is taken last, once every consumer of it is listening; it is stopped first.
     await transports.start();
     cleanups.push(() => transports.stop());
+    // After chat and plugins: its first catch-up may already fulfil redemptions and reply in chat.
+    const redemptions = await startTwitchRedemptions({ config, host, ledger: bindLedger(service, account.id), logger });
+    cleanups.push(() => redemptions.stop());
 
     const baseUrl = publicBaseUrl(config, port);
     return {
-      baseUrl, apiUrl: `${baseUrl}${config.api.prefix}`, port, account, service, gateway, host, transports,
+      baseUrl, apiUrl: `${baseUrl}${config.api.prefix}`, port, account, service, gateway, host, transports, redemptions,
       close: runCleanups,
     };
   } catch (error) {

@@ -7,6 +7,7 @@ import type { StyleEventBus } from './events.ts';
 import { createAccountAdmin } from './operations/account-admin.ts';
 import { createOverlayAdmin } from './operations/overlay-admin.ts';
 import { createOverlaySnapshots } from './operations/overlay-snapshot.ts';
+import { createRedemptionLedger } from './operations/redemption-ledger.ts';
 import { createSkinAdmin } from './operations/skin-admin.ts';
 import { createSkinOperations } from './operations/skin-operations.ts';
 import { createTemplateOperations } from './operations/template-operations.ts';
@@ -32,9 +33,10 @@ type OverlayAdmin = ReturnType<typeof createOverlayAdmin>;
 type SkinAdmin = ReturnType<typeof createSkinAdmin>;
 type ViewerAdmin = ReturnType<typeof createViewerAdmin>;
 type OverlaySnapshots = ReturnType<typeof createOverlaySnapshots>;
+type RedemptionLedger = ReturnType<typeof createRedemptionLedger>;
 
 export interface StyleService
-  extends StyleOperations, ApiKeys, AccountAdmin, OverlayAdmin, SkinAdmin, ViewerAdmin, OverlaySnapshots {
+  extends StyleOperations, ApiKeys, AccountAdmin, OverlayAdmin, SkinAdmin, ViewerAdmin, OverlaySnapshots, RedemptionLedger {
   /** Announces committed changes (for the push gateway). */
   readonly events: StyleEventBus;
   readonly templates: TemplateCatalog;
@@ -66,5 +68,6 @@ export async function createStyleService(options: StyleServiceOptions): Promise<
     ...createSkinAdmin(context),
     ...createViewerAdmin(context),
     ...createOverlaySnapshots(context),
+    ...createRedemptionLedger(context),
   };
 }

@@ -158,6 +158,30 @@ CREATE TABLE processed_redemptions (
 ) STRICT;
 `,
   },
+  {
+    version: 2,
+    name: 'redemption ledger and managed rewards',
+    sql: `
+-- The ledger of each channel-point redemption: received -> effect-done (with its outcome) ->
+-- status-sent. attempts counts how often its effect was started (more than 1 after a crash).
+ALTER TABLE processed_redemptions ADD COLUMN outcome TEXT CHECK (outcome IS NULL OR outcome IN ('fulfill', 'refund'));
+ALTER TABLE processed_redemptions ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0);
+CREATE INDEX processed_redemptions_account_status ON processed_redemptions(account_id, status);
+
+-- Channel-point rewards the host created (with its own client id) from the config, by reward key,
+-- so a changed config updates them and a removed one disables them.
+CREATE TABLE managed_rewards (
+  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  reward_key TEXT NOT NULL CHECK (length(reward_key) BETWEEN 1 AND 100),
+  twitch_reward_id TEXT NOT NULL UNIQUE CHECK (length(twitch_reward_id) > 0),
+  broadcaster_id TEXT NOT NULL CHECK (length(broadcaster_id) > 0),
+  state TEXT NOT NULL CHECK (state IN ('active', 'disabled')),
+  created_at TEXT NOT NULL DEFAULT ${NOW},
+  updated_at TEXT NOT NULL DEFAULT ${NOW},
+  PRIMARY KEY (account_id, reward_key)
+) STRICT;
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

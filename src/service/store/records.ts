@@ -85,7 +85,22 @@ export interface RedemptionRecord {
   id: string;
   accountId: number;
   rewardId: string;
+  /** The ledger state: `received`, `effect-done` or `status-sent`. */
   status: string;
+  /** What the effect decided, once it ran; null before. */
+  outcome: 'fulfill' | 'refund' | null;
+  /** How often the effect was started (more than 1 after a crash during it). */
+  attempts: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A channel-point reward the host created from its config, by the config's reward key. */
+export interface ManagedRewardRecord {
+  accountId: number;
+  rewardKey: string;
+  twitchRewardId: string;
+  broadcasterId: string;
+  /** `disabled` once the reward left the config (the host switched it off on Twitch). */
+  state: 'active' | 'disabled';
 }

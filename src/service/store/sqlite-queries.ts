@@ -3,7 +3,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { EntitlementSource, Role } from '../types.ts';
 import type {
-  AccountRecord, ApiKeyRecord, EntitlementRecord, OverlayRecord, RedemptionRecord, SkinRecord,
+  AccountRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
 import type { NewOverlay, NewSkin, StoreWriter, Synchronous } from './store.ts';
@@ -22,7 +22,7 @@ export const WRITE_METHODS: ReadonlySet<string> = new Set([
   'insertAccount', 'updateAccount', 'insertApiKey', 'revokeApiKey', 'upsertTemplate', 'insertOverlay',
   'updateOverlay', 'bumpOverlayVersions', 'insertSkin', 'updateSkin', 'setSkinRole', 'insertViewer',
   'updateViewer', 'insertEntitlement', 'setEntitlementSource', 'deleteEntitlement', 'setSkinPick',
-  'insertRedemption', 'setRedemptionStatus',
+  'insertRedemption', 'setRedemptionStatus', 'updateRedemption', 'upsertManagedReward', 'deleteManagedReward',
 ]);
 
 export class SqliteQueries implements Synchronous<StoreWriter> {
@@ -399,12 +399,14 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
   // Redemptions
 
   findRedemption(id: string): RedemptionRecord | null {
-    return mapOrNull(this.#get(
-      'SELECT id, account_id, reward_id, status, created_at, updated_at FROM processed_redemptions WHERE id = ?', id,
-    ), (row) => ({
-      id: str(row.id), accountId: num(row.account_id), rewardId: str(row.reward_id), status: str(row.status),
-      createdAt: str(row.created_at), updatedAt: str(row.updated_at),
-    }));
+    return mapOrNull(this.#get(`SELECT ${REDEMPTION_COLUMNS} FROM processed_redemptions WHERE id = ?`, id), toRedemption);
+  }
+
+  listRedemptionsByStatus(accountId: number, status: string): RedemptionRecord[] {
+    return this.#all(
+      `SELECT ${REDEMPTION_COLUMNS} FROM processed_redemptions WHERE account_id = ? AND status = ? ORDER BY created_at, id`,
+      accountId, status,
+    ).map(toRedemption);
   }
 
   insertRedemption(redemption: { id: string; accountId: number; rewardId: string; status: string }): boolean {
@@ -418,6 +420,51 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
   setRedemptionStatus(id: string, status: string): void {
     this.#run(`UPDATE processed_redemptions SET status = ?, updated_at = ${NOW} WHERE id = ?`, status, id);
   }
+
+  updateRedemption(id: string, patch: { status?: string; outcome?: 'fulfill' | 'refund' | null; attempts?: number }): void {
+    const sets: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (patch.status !== undefined) { sets.push('status = ?'); params.push(patch.status); }
+    if (patch.outcome !== undefined) { sets.push('outcome = ?'); params.push(patch.outcome); }
+    if (patch.attempts !== undefined) { sets.push('attempts = ?'); params.push(patch.attempts); }
+    if (sets.length === 0) return;
+    this.#run(`UPDATE processed_redemptions SET ${sets.join(', ')}, updated_at = ${NOW} WHERE id = ?`, ...params, id);
+  }
+
+  // Managed channel-point rewards
+
+  listManagedRewards(accountId: number): ManagedRewardRecord[] {
+    return this.#all(
+      'SELECT account_id, reward_key, twitch_reward_id, broadcaster_id, state FROM managed_rewards WHERE account_id = ? ORDER BY reward_key',
+      accountId,
+    ).map((row) => ({
+      accountId: num(row.account_id), rewardKey: str(row.reward_key), twitchRewardId: str(row.twitch_reward_id),
+      broadcasterId: str(row.broadcaster_id), state: str(row.state) as ManagedRewardRecord['state'],
+    }));
+  }
+
+  upsertManagedReward(reward: ManagedRewardRecord): void {
+    this.#run(
+      `INSERT INTO managed_rewards (account_id, reward_key, twitch_reward_id, broadcaster_id, state) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, reward_key) DO UPDATE SET twitch_reward_id = excluded.twitch_reward_id,
+         broadcaster_id = excluded.broadcaster_id, state = excluded.state, updated_at = ${NOW}`,
+      reward.accountId, reward.rewardKey, reward.twitchRewardId, reward.broadcasterId, reward.state,
+    );
+  }
+
+  deleteManagedReward(accountId: number, rewardKey: string): void {
+    this.#run('DELETE FROM managed_rewards WHERE account_id = ? AND reward_key = ?', accountId, rewardKey);
+  }
+}
+
+const REDEMPTION_COLUMNS = 'id, account_id, reward_id, status, outcome, attempts, created_at, updated_at';
+
+function toRedemption(row: Row): RedemptionRecord {
+  return {
+    id: str(row.id), accountId: num(row.account_id), rewardId: str(row.reward_id), status: str(row.status),
+    outcome: strOrNull(row.outcome) as RedemptionRecord['outcome'], attempts: num(row.attempts),
+    createdAt: str(row.created_at), updatedAt: str(row.updated_at),
+  };
 }
 
 function mapOrNull<T>(row: Row | undefined, map: (row: Row) => T): T | null {

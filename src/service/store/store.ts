@@ -6,7 +6,7 @@
 // caller hears the answer only after the commit.
 import type { EntitlementSource, Role } from '../types.ts';
 import type {
-  AccountRecord, ApiKeyRecord, EntitlementRecord, OverlayRecord, RedemptionRecord, SkinRecord,
+  AccountRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
 
@@ -62,6 +62,11 @@ export interface StoreReader {
   listSkinPicks(accountId: number): Promise<ViewerSkinPickRecord[]>;
 
   findRedemption(id: string): Promise<RedemptionRecord | null>;
+  /** The account's redemptions in one ledger state, oldest first. */
+  listRedemptionsByStatus(accountId: number, status: string): Promise<RedemptionRecord[]>;
+
+  /** The account's managed rewards, by reward key. */
+  listManagedRewards(accountId: number): Promise<ManagedRewardRecord[]>;
 }
 
 export interface NewOverlay {
@@ -118,6 +123,12 @@ export interface StoreWriter extends StoreReader {
   /** Remembers a redemption; false when its id was already there (handle each one once). */
   insertRedemption(redemption: { id: string; accountId: number; rewardId: string; status: string }): Promise<boolean>;
   setRedemptionStatus(id: string, status: string): Promise<void>;
+  /** Changes the ledger columns of a redemption. */
+  updateRedemption(id: string, patch: { status?: string; outcome?: 'fulfill' | 'refund' | null; attempts?: number }): Promise<void>;
+
+  /** Inserts or replaces the managed reward of (account, reward key). */
+  upsertManagedReward(reward: ManagedRewardRecord): Promise<void>;
+  deleteManagedReward(accountId: number, rewardKey: string): Promise<void>;
 }
 
 export interface StoreTransaction extends StoreWriter {

@@ -1,0 +1,207 @@
+// Live redemptions through twurple's EventSub WebSocket listener, with its connection state kept
+// in a status object and logged. twurple speaks the protocol: session_welcome (then it
+// subscribes), session_keepalive (a missed one counts as a lost connection), session_reconnect
+// (it opens the reconnect_url and closes the old socket itself, same session, nothing lost) and
+// revocation. A lost connection (not a session_reconnect) loses what Twitch sent meanwhile, so
+// every time the subscription is made again `onSubscribed` fires and the host reconciles.
+import type { ApiClient } from '@twurple/api';
+import { EventSubWsListener } from '@twurple/eventsub-ws';
+import type { Logger } from 'pino';
+import type { TwitchRedemption } from '../../host/redemptions/channel-points.ts';
+import { errorText } from '../../host/redemptions/channel-points.ts';
+import { describeTwitchError } from './twitch-error.ts';
+import { twurpleLoggerOptions } from './twurple-logger.ts';
+
+export type EventSubConnectionState = 'stopped' | 'connecting' | 'connected' | 'disconnected';
+export type EventSubSubscriptionState = 'none' | 'pending' | 'active' | 'failed' | 'revoked';
+
+export interface EventSubStatus {
+  /** connected: welcomed on a session; disconnected: lost, twurple is reconnecting. */
+  state: EventSubConnectionState;
+  sessionId: string | null;
+  subscription: EventSubSubscriptionState;
+  /** Sessions opened (a new session after a lost connection counts again). */
+  sessions: number;
+  /** session_reconnect handovers (same session, new socket). */
+  handovers: number;
+  /** Connections lost (keepalive missed, socket closed). */
+  disconnects: number;
+  /** Notifications delivered to the pipeline. */
+  notifications: number;
+  /** Notifications twurple was sent twice (same message id), dropped. */
+  duplicateMessages: number;
+  lastError: string | null;
+  /** Why Twitch revoked the subscription (authorization_revoked, user_removed, version_removed). */
+  revokedBecause: string | null;
+  /** ISO time of the last welcome. */
+  lastWelcomeAt: string | null;
+}
+
+export interface RedemptionListenerOptions {
+  apiClient: ApiClient;
+  broadcasterId: string;
+  /** EventSub WebSocket URL; null: Twitch's. Ignored by twurple when TWURPLE_MOCK_API_PORT is set. */
+  url: string | null;
+  logger: Logger;
+  onRedemption(redemption: TwitchRedemption): void;
+  /** The subscription was (re)created: notifications may have been lost before it. */
+  onSubscribed(): void;
+}
+
+export interface RedemptionListener {
+  start(): void;
+  status(): EventSubStatus;
+  stop(): void;
+}
+
+const MESSAGE_ID_MEMORY_MS = 10 * 60 * 1000;
+
+type HandleSingleEventPayload = EventSubWsListener['_handleSingleEventPayload'];
+/** @twurple/eventsub-base's event class (not a direct dependency), by the handler's parameter. */
+type EventSubChannelRedemptionAddEvent = Parameters<Parameters<EventSubWsListener['onChannelRedemptionAdd']>[1]>[0];
+
+/**
+ * twurple drops a repeated message id with a 10-minute timer per message that nothing clears, so
+ * a stopped listener would hold the process open for 10 minutes. Same rule here, without timers:
+ * ids are kept in arrival order and the stale ones dropped as new ones come.
+ */
+class EventSubWsListenerWithoutTimers extends EventSubWsListener {
+  readonly #seen = new Map<string, number>();
+  onDuplicateMessage: () => void = () => {};
+
+  override _handleSingleEventPayload(...args: Parameters<HandleSingleEventPayload>): void {
+    const [subscription, payload, messageId] = args;
+    const now = Date.now();
+    for (const [id, at] of this.#seen) {
+      if (now - at < MESSAGE_ID_MEMORY_MS) break;
+      this.#seen.delete(id);
+    }
+    if (this.#seen.has(messageId)) {
+      this.onDuplicateMessage();
+      return;
+    }
+    this.#seen.set(messageId, now);
+    subscription._handleData(payload).catch((error: unknown) => {
+      this._logger.error(`EventSub handler failed: ${errorText(error)}`);
+    });
+  }
+
+  /**
+   * stop(), plus what twurple's stop() leaves behind when it comes in the middle of a
+   * session_reconnect (the new socket open, its welcome not yet read): the old socket stays open
+   * and, once it closes, reconnects on its own; the keepalive timer stays armed. Both are closed
+   * here, through twurple's internals (guarded: absent fields are skipped).
+   */
+  stopCompletely(): void {
+    const sockets = [...((this as unknown as { _sockets?: Map<string, unknown> })._sockets?.values() ?? [])] as Array<{
+      _connection?: { _previousConnection?: { disconnect(): void } };
+      _clearKeepaliveTimer?: () => void;
+    }>;
+    this.stop();
+    for (const socket of sockets) {
+      const connection = socket._connection;
+      const previous = connection?._previousConnection;
+      if (connection && previous) {
+        connection._previousConnection = undefined;
+        previous.disconnect();
+      }
+      socket._clearKeepaliveTimer?.();
+    }
+  }
+}
+
+function redemptionOf(event: EventSubChannelRedemptionAddEvent): TwitchRedemption {
+  return {
+    id: event.id,
+    rewardId: event.rewardId,
+    broadcasterId: event.broadcasterId,
+    user: { id: event.userId, login: event.userName, displayName: event.userDisplayName },
+    input: event.input,
+    redeemedAt: event.redemptionDate,
+  };
+}
+
+export function createRedemptionListener(options: RedemptionListenerOptions): RedemptionListener {
+  const log = options.logger.child({ component: 'eventsub' });
+  const status: EventSubStatus = {
+    state: 'stopped', sessionId: null, subscription: 'none', sessions: 0, handovers: 0, disconnects: 0,
+    notifications: 0, duplicateMessages: 0, lastError: null, revokedBecause: null, lastWelcomeAt: null,
+  };
+  let listener: EventSubWsListenerWithoutTimers | null = null;
+
+  function build(): EventSubWsListenerWithoutTimers {
+    const created = new EventSubWsListenerWithoutTimers({
+      apiClient: options.apiClient,
+      ...(options.url === null ? {} : { url: options.url }),
+      logger: twurpleLoggerOptions(options.logger, 'error'),
+    });
+    created.onDuplicateMessage = () => {
+      status.duplicateMessages++;
+      log.debug('EventSub sent a message twice; the copy was dropped');
+    };
+    created.onUserSocketConnect(() => {
+      if (status.state === 'stopped') return;
+      log.debug('EventSub socket open, waiting for the welcome');
+    });
+    created.onUserSocketReady((_userId: string, sessionId: string) => {
+      if (status.state === 'stopped') return;
+      status.lastWelcomeAt = new Date().toISOString();
+      if (sessionId === status.sessionId && status.state === 'connected') {
+        status.handovers++;
+        log.info({ sessionId }, 'EventSub session moved to a new connection (session_reconnect); nothing was lost');
+      } else {
+        status.sessions++;
+        status.subscription = 'pending';
+        log.info({ sessionId, sessions: status.sessions }, 'EventSub connected (session_welcome)');
+      }
+      status.state = 'connected';
+      status.sessionId = sessionId;
+    });
+    created.onUserSocketDisconnect((_userId: string, error?: Error) => {
+      if (status.state === 'stopped') return;
+      status.state = 'disconnected';
+      status.disconnects++;
+      if (status.subscription === 'active') status.subscription = 'pending';
+      status.lastError = error ? describeTwitchError(error).message : 'the connection closed (or a keepalive was missed)';
+      log.warn({ sessionId: status.sessionId }, `EventSub connection lost: ${status.lastError}; reconnecting, and missed redemptions will be listed`);
+    });
+    created.onSubscriptionCreateSuccess(() => {
+      status.subscription = 'active';
+      status.revokedBecause = null;
+      log.info({ sessionId: status.sessionId }, 'subscribed to channel-point redemptions');
+      options.onSubscribed();
+    });
+    created.onSubscriptionCreateFailure((_subscription: unknown, error: Error) => {
+      status.subscription = 'failed';
+      status.lastError = describeTwitchError(error).message;
+      log.error(`subscribing to channel-point redemptions failed: ${status.lastError}; redemptions are only listed periodically`);
+    });
+    created.onRevoke((_subscription: unknown, reason: string) => {
+      status.subscription = 'revoked';
+      status.revokedBecause = reason;
+      log.error({ reason }, `Twitch revoked the redemption subscription (${reason}); redemptions are only listed periodically`
+        + (reason === 'authorization_revoked' ? '; the broadcaster withdrew the app\'s access: run `chatskin twitch auth` again' : ''));
+    });
+    created.onChannelRedemptionAdd(options.broadcasterId, (event) => {
+      status.notifications++;
+      options.onRedemption(redemptionOf(event));
+    });
+    return created;
+  }
+
+  return {
+    start() {
+      if (listener) return;
+      status.state = 'connecting';
+      listener = build();
+      listener.start();
+    },
+    status: () => ({ ...status }),
+    stop() {
+      status.state = 'stopped';
+      if (status.subscription !== 'revoked') status.subscription = 'none';
+      listener?.stopCompletely();
+      listener = null;
+    },
+  };
+}

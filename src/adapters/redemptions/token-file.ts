@@ -1,0 +1,92 @@
+// The broadcaster's Twitch token on disk: one JSON file, readable and writable by its owner only
+// (0600, in a folder created 0700), replaced atomically (write a temporary file, then rename) so
+// a crash while saving a refreshed token never leaves half a file. Written by
+// `chatskin twitch auth`, rewritten by the host on every refresh, so tokens survive restarts.
+import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const OWNER_ONLY = 0o600;
+
+const storedTokenSchema = z.strictObject({
+  version: z.literal(1),
+  /** The application the token was issued to; refreshing needs the same client id. */
+  clientId: z.string().min(1),
+  userId: z.string().regex(/^\d+$/),
+  login: z.string().min(1),
+  accessToken: z.string().min(1),
+  refreshToken: z.string().min(1),
+  scope: z.array(z.string()),
+  /** Seconds from obtainment; null when unknown. */
+  expiresIn: z.number().int().nullable(),
+  /** Milliseconds since the epoch. */
+  obtainmentTimestamp: z.number().int(),
+});
+
+export type StoredBroadcasterToken = z.output<typeof storedTokenSchema>;
+
+/** A token file that exists but cannot be used; the message says what to do. */
+export class TokenFileError extends Error {
+  readonly file: string;
+  constructor(file: string, message: string, options?: { cause?: unknown }) {
+    super(`${file}: ${message}`, options);
+    this.name = 'TokenFileError';
+    this.file = file;
+  }
+}
+
+/**
+ * The stored token, or null when there is no file yet. A file others may read is tightened to
+ * 0600 (reported through `onLoosePermissions`).
+ */
+export async function readBroadcasterToken(
+  file: string,
+  options: { onLoosePermissions?: (mode: number) => void } = {},
+): Promise<StoredBroadcasterToken | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new TokenFileError(file, `cannot be read: ${(error as Error).message}`, { cause: error });
+  }
+  const mode = (await stat(file)).mode & 0o777;
+  if ((mode & 0o077) !== 0 && process.platform !== 'win32') {
+    await chmod(file, OWNER_ONLY);
+    options.onLoosePermissions?.(mode);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new TokenFileError(file, 'is not valid JSON; run `chatskin twitch auth` to write it again', { cause: error });
+  }
+  const parsed = storedTokenSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new TokenFileError(file, `is not a chatskin token file (${z.prettifyError(parsed.error).replace(/\n/g, ' ')}); run \`chatskin twitch auth\` to write it again`);
+  }
+  return parsed.data;
+}
+
+/** Writes the token with owner-only permissions, replacing any previous file atomically. */
+export async function writeBroadcasterToken(file: string, token: StoredBroadcasterToken): Promise<void> {
+  const checked = storedTokenSchema.parse(token);
+  const folder = path.dirname(path.resolve(file));
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const temporary = path.join(folder, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  const handle = await open(temporary, 'wx', OWNER_ONLY);
+  try {
+    await handle.writeFile(`${JSON.stringify(checked, null, 2)}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    // The mode given to open() is masked by the umask; make sure.
+    await chmod(temporary, OWNER_ONLY);
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}

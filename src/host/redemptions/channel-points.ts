@@ -1,0 +1,67 @@
+// What the redemption pipeline needs from Twitch's channel points (Helix), as a port: the Helix
+// adapter (src/adapters/redemptions/helix-channel-points.ts) implements it with twurple.
+
+export type RedemptionStatusUpdate = 'FULFILLED' | 'CANCELED';
+
+/** One channel-point redemption, as the EventSub notification or the Helix listing gives it. */
+export interface TwitchRedemption {
+  id: string;
+  rewardId: string;
+  broadcasterId: string;
+  user: { id: string; login: string; displayName: string };
+  /** What the viewer typed, for rewards that ask for it; "" otherwise. */
+  input: string;
+  redeemedAt: Date;
+}
+
+/** A reward's settings, as the config declares them and Helix takes them. */
+export interface RewardFields {
+  title: string;
+  cost: number;
+  prompt: string;
+  /** null: leave Twitch's colour as it is. */
+  backgroundColor: string | null;
+  userInputRequired: boolean;
+  enabled: boolean;
+  paused: boolean;
+  /** null: no cooldown / no limit. */
+  globalCooldownSeconds: number | null;
+  maxPerStream: number | null;
+  maxPerUserPerStream: number | null;
+}
+
+/** A reward as Twitch has it. */
+export interface TwitchReward extends Omit<RewardFields, 'backgroundColor'> {
+  id: string;
+  backgroundColor: string;
+  /** Whether this app's client id created it (only then may it be changed or its redemptions marked). */
+  manageable: boolean;
+}
+
+export interface ChannelPointsApi {
+  /** Every custom reward on the channel, each marked manageable or not. */
+  listRewards(): Promise<TwitchReward[]>;
+  createReward(fields: RewardFields): Promise<TwitchReward>;
+  updateReward(rewardId: string, changes: Partial<RewardFields>): Promise<TwitchReward>;
+  /** The reward's UNFULFILLED redemptions, oldest first, every page. */
+  listUnfulfilledRedemptions(rewardId: string): Promise<TwitchRedemption[]>;
+  /**
+   * Sets the status of up to 50 UNFULFILLED redemptions of one reward. Answers the ids Twitch
+   * changed; the others were no longer UNFULFILLED (resolved already, here or on the dashboard).
+   */
+  setRedemptionStatus(rewardId: string, redemptionIds: readonly string[], status: RedemptionStatusUpdate): Promise<string[]>;
+}
+
+/** A refusal from Twitch: `status` is the HTTP status (0 when no answer arrived). */
+export class ChannelPointsError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ChannelPointsError';
+    this.status = status;
+  }
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

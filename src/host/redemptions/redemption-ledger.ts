@@ -1,0 +1,59 @@
+// The pipeline's view of the redemption ledger and of the managed rewards it remembers, bound to
+// the channel's account. The bundled service implements both (src/service/operations/
+// redemption-ledger.ts); `bindLedger` fixes the account id.
+
+export type LedgerState = 'received' | 'effect-done' | 'status-sent';
+export type LedgerOutcome = 'fulfill' | 'refund';
+
+export interface LedgerEntry {
+  id: string;
+  rewardId: string;
+  state: LedgerState;
+  outcome: LedgerOutcome | null;
+  /** How often the effect was started: more than 1 after a crash during it. */
+  attempts: number;
+}
+
+export interface ManagedReward {
+  rewardKey: string;
+  twitchRewardId: string;
+  broadcasterId: string;
+  state: 'active' | 'disabled';
+}
+
+export interface RedemptionLedger {
+  /** Records the redemption (received) before its effect; says whether it was already there. */
+  beginRedemption(redemption: { id: string; rewardId: string }): Promise<{ entry: LedgerEntry; isNew: boolean }>;
+  recordRedemptionEffect(id: string, outcome: LedgerOutcome): Promise<void>;
+  recordRedemptionStatusSent(ids: readonly string[]): Promise<void>;
+  listRedemptionsAwaitingStatus(): Promise<LedgerEntry[]>;
+}
+
+export interface ManagedRewardStore {
+  listManagedRewards(): Promise<ManagedReward[]>;
+  saveManagedReward(reward: ManagedReward): Promise<void>;
+  forgetManagedReward(rewardKey: string): Promise<void>;
+}
+
+/** The service's account-scoped ledger operations. */
+export interface AccountLedgerOperations {
+  beginRedemption(accountId: number, redemption: { id: string; rewardId: string }): Promise<{ entry: LedgerEntry; isNew: boolean }>;
+  recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome): Promise<void>;
+  recordRedemptionStatusSent(accountId: number, ids: readonly string[]): Promise<void>;
+  listRedemptionsAwaitingStatus(accountId: number): Promise<LedgerEntry[]>;
+  listManagedRewards(accountId: number): Promise<ManagedReward[]>;
+  saveManagedReward(accountId: number, reward: ManagedReward): Promise<void>;
+  forgetManagedReward(accountId: number, rewardKey: string): Promise<void>;
+}
+
+export function bindLedger(operations: AccountLedgerOperations, accountId: number): RedemptionLedger & ManagedRewardStore {
+  return {
+    beginRedemption: (redemption) => operations.beginRedemption(accountId, redemption),
+    recordRedemptionEffect: (id, outcome) => operations.recordRedemptionEffect(accountId, id, outcome),
+    recordRedemptionStatusSent: (ids) => operations.recordRedemptionStatusSent(accountId, ids),
+    listRedemptionsAwaitingStatus: () => operations.listRedemptionsAwaitingStatus(accountId),
+    listManagedRewards: () => operations.listManagedRewards(accountId),
+    saveManagedReward: (reward) => operations.saveManagedReward(accountId, reward),
+    forgetManagedReward: (rewardKey) => operations.forgetManagedReward(accountId, rewardKey),
+  };
+}

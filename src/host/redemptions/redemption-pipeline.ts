@@ -1,0 +1,223 @@
+// The redemption pipeline: each channel-point redemption of a managed reward has its effect once
+// and its status sent to Twitch (docs/redemptions.md).
+//
+//   received    recorded in the ledger before the effect runs (a duplicate stops here)
+//   effect-done the plugin's handler ran; its outcome (fulfill | refund) is recorded
+//   status-sent Twitch has FULFILLED / CANCELED (sent in batches, see status-batcher.ts)
+//
+// Live notifications and the periodic listing of UNFULFILLED redemptions both come through
+// `process`; a redemption already under way in this process is not started twice, one already in
+// the ledger never runs its effect again, one whose effect is done only gets its status (again).
+// A redemption still `received` when found again had its effect interrupted (a crash): the
+// handler runs again with `attempt` > 1, so it can tell that its effect may already have happened.
+import type { Logger } from 'pino';
+import type { RedemptionResult } from '../host.ts';
+import type { RedemptionEvent } from '../plugin-api.ts';
+import { errorText } from './channel-points.ts';
+import type { ChannelPointsApi, RedemptionStatusUpdate, TwitchRedemption } from './channel-points.ts';
+import type { LedgerOutcome, RedemptionLedger } from './redemption-ledger.ts';
+import { createStatusBatcher } from './status-batcher.ts';
+import type { StatusSendResult } from './status-batcher.ts';
+
+/** The event a handler gets: `attempt` is 1, or more when an interrupted effect is run again. */
+export type PipelineRedemptionEvent = RedemptionEvent & { attempt: number };
+
+export interface RedemptionPipelineOptions {
+  ledger: RedemptionLedger;
+  channelPoints: Pick<ChannelPointsApi, 'listUnfulfilledRedemptions' | 'setRedemptionStatus'>;
+  /** Runs the plugin handler (the host's `handleRedemption`); never throws. */
+  handle(event: PipelineRedemptionEvent): Promise<RedemptionResult>;
+  /** The login of the channel (for the handler's replies). */
+  channel: string;
+  /** The reward key of a managed reward's Twitch id; undefined for rewards the host does not manage. */
+  rewardKeyOf(rewardId: string): string | undefined;
+  logger: Logger;
+  /** Listed redemptions handled at once during a reconciliation. Default 8. */
+  concurrency?: number;
+}
+
+export type ProcessResult =
+  | { kind: 'done'; outcome: LedgerOutcome; status: StatusSendResult; attempt: number }
+  /** Already handled (or being handled) in this process or before: nothing happened. */
+  | { kind: 'duplicate' }
+  | { kind: 'ignored'; reason: string }
+  /** The effect is recorded; Twitch did not take the status. A reconciliation sends it again. */
+  | { kind: 'status-pending'; outcome: LedgerOutcome; error: string }
+  /** The ledger could not be written (nothing acknowledged); a reconciliation tries again. */
+  | { kind: 'failed'; error: string };
+
+export interface ReconcileReport {
+  /** Statuses the ledger still owed Twitch, sent now. */
+  statusesSent: number;
+  /** UNFULFILLED redemptions Twitch listed. */
+  listed: number;
+  /** Of those, how many this reconciliation handled (effect and status, or status only). */
+  handled: number;
+  /** What went wrong, one line each (per reward or per redemption). */
+  failures: string[];
+}
+
+export interface PipelineCounters {
+  /** Handler runs. */
+  effects: number;
+  fulfilled: number;
+  refunded: number;
+  duplicates: number;
+  /** Effects run again after an interruption. */
+  resumed: number;
+  statusFailures: number;
+  ignored: number;
+}
+
+export interface RedemptionPipeline {
+  process(redemption: TwitchRedemption, options?: { listed?: boolean }): Promise<ProcessResult>;
+  /** Sends the statuses the ledger owes, then handles every UNFULFILLED redemption of `rewardIds`. */
+  reconcile(rewardIds: readonly string[]): Promise<ReconcileReport>;
+  readonly counters: Readonly<PipelineCounters>;
+  /** Refuses new redemptions and waits for those under way. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const STATUS_OF: Record<LedgerOutcome, RedemptionStatusUpdate> = { fulfill: 'FULFILLED', refund: 'CANCELED' };
+
+export function createRedemptionPipeline(options: RedemptionPipelineOptions): RedemptionPipeline {
+  const { ledger, channelPoints, logger } = options;
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const counters: PipelineCounters = { effects: 0, fulfilled: 0, refunded: 0, duplicates: 0, resumed: 0, statusFailures: 0, ignored: 0 };
+  const inFlight = new Map<string, Promise<ProcessResult>>();
+  const batcher = createStatusBatcher({
+    send: (rewardId, ids, status) => channelPoints.setRedemptionStatus(rewardId, ids, status),
+    afterSent: (ids) => ledger.recordRedemptionStatusSent(ids),
+  });
+  let stopped = false;
+
+  async function sendStatus(rewardId: string, id: string, outcome: LedgerOutcome): Promise<StatusSendResult> {
+    const status = await batcher.send(rewardId, id, STATUS_OF[outcome]);
+    if (outcome === 'fulfill') counters.fulfilled++;
+    else counters.refunded++;
+    return status;
+  }
+
+  async function run(redemption: TwitchRedemption, rewardKey: string, listed: boolean): Promise<ProcessResult> {
+    const log = logger.child({ redemption: redemption.id, rewardKey, viewer: redemption.user.login });
+    let outcome: LedgerOutcome;
+    let attempt = 0;
+    try {
+      const { entry, isNew } = await ledger.beginRedemption({ id: redemption.id, rewardId: redemption.rewardId });
+      if (entry.state === 'status-sent' && (!listed || entry.outcome === null)) {
+        counters.duplicates++;
+        log.debug('duplicate redemption: already handled');
+        return { kind: 'duplicate' };
+      }
+      if (entry.state === 'received') {
+        attempt = entry.attempts;
+        if (!isNew) {
+          counters.resumed++;
+          log.warn({ attempt }, 'redemption effect was interrupted (the host stopped during it): running its handler again');
+        }
+        const result = await options.handle({
+          id: redemption.id,
+          rewardKey,
+          channel: options.channel,
+          user: redemption.user,
+          input: redemption.input,
+          attempt,
+        });
+        counters.effects++;
+        if (result.outcome === 'unhandled') {
+          log.warn('no plugin handles this reward: refunding the points');
+          outcome = 'refund';
+        } else {
+          outcome = result.outcome;
+        }
+        await ledger.recordRedemptionEffect(redemption.id, outcome);
+      } else {
+        // effect-done (or status-sent yet listed UNFULFILLED): only the status is left to send.
+        outcome = entry.outcome ?? 'refund';
+        attempt = entry.attempts;
+        log.info({ outcome }, 'redemption effect already done: sending its status only');
+      }
+    } catch (error) {
+      log.error({ err: error }, `redemption could not be recorded: ${errorText(error)}`);
+      return { kind: 'failed', error: errorText(error) };
+    }
+    try {
+      const status = await sendStatus(redemption.rewardId, redemption.id, outcome);
+      log.info({ outcome, attempt, status }, outcome === 'fulfill' ? 'redemption fulfilled' : 'redemption refunded');
+      return { kind: 'done', outcome, status, attempt };
+    } catch (error) {
+      counters.statusFailures++;
+      log.error({ err: error, outcome }, `Twitch did not take the redemption's status (it will be sent again): ${errorText(error)}`);
+      return { kind: 'status-pending', outcome, error: errorText(error) };
+    }
+  }
+
+  function process(redemption: TwitchRedemption, processOptions: { listed?: boolean } = {}): Promise<ProcessResult> {
+    if (stopped) return Promise.resolve({ kind: 'ignored', reason: 'the redemption pipeline is stopping' });
+    const rewardKey = options.rewardKeyOf(redemption.rewardId);
+    if (rewardKey === undefined) {
+      counters.ignored++;
+      return Promise.resolve({ kind: 'ignored', reason: 'not a reward this host manages' });
+    }
+    const running = inFlight.get(redemption.id);
+    if (running) {
+      counters.duplicates++;
+      return running.then(() => ({ kind: 'duplicate' }));
+    }
+    const work = run(redemption, rewardKey, processOptions.listed ?? false).finally(() => inFlight.delete(redemption.id));
+    inFlight.set(redemption.id, work);
+    return work;
+  }
+
+  async function reconcile(rewardIds: readonly string[]): Promise<ReconcileReport> {
+    const report: ReconcileReport = { statusesSent: 0, listed: 0, handled: 0, failures: [] };
+    try {
+      const owed = (await ledger.listRedemptionsAwaitingStatus()).filter((entry) => !inFlight.has(entry.id));
+      await Promise.all(owed.map(async (entry) => {
+        try {
+          await sendStatus(entry.rewardId, entry.id, entry.outcome ?? 'refund');
+          report.statusesSent++;
+          logger.info({ redemption: entry.id, outcome: entry.outcome }, 'sent a redemption status left over from before');
+        } catch (error) {
+          counters.statusFailures++;
+          report.failures.push(`status of redemption ${entry.id}: ${errorText(error)}`);
+        }
+      }));
+    } catch (error) {
+      report.failures.push(`reading the ledger: ${errorText(error)}`);
+    }
+    for (const rewardId of rewardIds) {
+      if (stopped) break;
+      let listed: TwitchRedemption[];
+      try {
+        listed = await channelPoints.listUnfulfilledRedemptions(rewardId);
+      } catch (error) {
+        report.failures.push(`listing redemptions of reward ${rewardId}: ${errorText(error)}`);
+        continue;
+      }
+      report.listed += listed.length;
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < listed.length && !stopped) {
+          const redemption = listed[next++]!;
+          const result = await process(redemption, { listed: true });
+          if (result.kind === 'done') report.handled++;
+          else if (result.kind === 'status-pending' || result.kind === 'failed') report.failures.push(`redemption ${redemption.id}: ${result.error}`);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, listed.length) }, worker));
+    }
+    return report;
+  }
+
+  return {
+    process,
+    reconcile,
+    counters,
+    async stop() {
+      stopped = true;
+      await Promise.allSettled([...inFlight.values()]);
+      await batcher.drain();
+    },
+  };
+}

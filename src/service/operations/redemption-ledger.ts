@@ -1,0 +1,145 @@
+// The channel-point redemption ledger and the managed rewards, for the host's redemption pipeline
+// (docs/redemptions.md). Each redemption id moves received -> effect-done(outcome) -> status-sent,
+// one transaction per step, so a restart knows what is left: an effect to run, or only a status
+// to send. The service knows nothing of Twitch: ids are opaque text.
+import type { ServiceContext } from '../service-context.ts';
+import type { ManagedRewardRecord, RedemptionRecord } from '../store/records.ts';
+
+export type LedgerState = 'received' | 'effect-done' | 'status-sent';
+export type LedgerOutcome = 'fulfill' | 'refund';
+
+export interface LedgerEntry {
+  id: string;
+  rewardId: string;
+  state: LedgerState;
+  /** Set from effect-done on; null while received (and for a redemption resolved elsewhere). */
+  outcome: LedgerOutcome | null;
+  /** How often its effect was started: 1 normally, more after a crash during the effect. */
+  attempts: number;
+}
+
+export interface BeginRedemptionResult {
+  entry: LedgerEntry;
+  /** true when this call recorded the redemption for the first time. */
+  isNew: boolean;
+}
+
+export interface ManagedReward {
+  rewardKey: string;
+  twitchRewardId: string;
+  broadcasterId: string;
+  state: 'active' | 'disabled';
+}
+
+const STATES: readonly LedgerState[] = ['received', 'effect-done', 'status-sent'];
+
+function toEntry(record: RedemptionRecord): LedgerEntry {
+  const state = STATES.includes(record.status as LedgerState) ? (record.status as LedgerState) : 'status-sent';
+  return { id: record.id, rewardId: record.rewardId, state, outcome: record.outcome, attempts: record.attempts };
+}
+
+function checkId(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 200) {
+    throw new TypeError(`${what} must be a non-empty string of at most 200 characters, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function createRedemptionLedger(context: ServiceContext) {
+  const { store } = context;
+
+  /**
+   * Records the redemption before its effect runs. A new one is `received` with attempts 1; one
+   * still `received` (its effect was interrupted) gets attempts + 1; a later state is returned
+   * as it is, so the caller knows the effect must not run again.
+   */
+  async function beginRedemption(accountId: number, redemption: { id: string; rewardId: string }): Promise<BeginRedemptionResult> {
+    const id = checkId(redemption.id, 'redemption id');
+    const rewardId = checkId(redemption.rewardId, 'reward id');
+    return store.transaction(async (tx) => {
+      const inserted = await tx.insertRedemption({ id, accountId, rewardId, status: 'received' });
+      if (inserted) {
+        await tx.updateRedemption(id, { attempts: 1 });
+        return { entry: { id, rewardId, state: 'received', outcome: null, attempts: 1 }, isNew: true };
+      }
+      const existing = await tx.findRedemption(id);
+      if (existing === null || existing.accountId !== accountId) {
+        throw new Error(`redemption ${id} is recorded for another account`);
+      }
+      const entry = toEntry(existing);
+      if (entry.state === 'received') {
+        entry.attempts += 1;
+        await tx.updateRedemption(id, { attempts: entry.attempts });
+      }
+      return { entry, isNew: false };
+    });
+  }
+
+  /** received -> effect-done with the effect's outcome (no-op when already past received). */
+  async function recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome): Promise<void> {
+    if (outcome !== 'fulfill' && outcome !== 'refund') throw new TypeError(`outcome must be fulfill or refund, got ${String(outcome)}`);
+    await store.transaction(async (tx) => {
+      const existing = await tx.findRedemption(id);
+      if (existing === null || existing.accountId !== accountId) throw new Error(`redemption ${id} was never recorded`);
+      if (existing.status !== 'received') return;
+      await tx.updateRedemption(id, { status: 'effect-done', outcome });
+    });
+  }
+
+  /**
+   * -> status-sent for every id, in one transaction: Twitch has the redemption's final status
+   * (ours, or one set elsewhere, in which case a redemption never past `received` keeps outcome null).
+   */
+  async function recordRedemptionStatusSent(accountId: number, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await store.transaction(async (tx) => {
+      for (const id of ids) {
+        const existing = await tx.findRedemption(id);
+        if (existing === null || existing.accountId !== accountId || existing.status === 'status-sent') continue;
+        await tx.updateRedemption(id, { status: 'status-sent' });
+      }
+    });
+  }
+
+  async function findRedemptionEntry(accountId: number, id: string): Promise<LedgerEntry | null> {
+    const record = await store.findRedemption(id);
+    return record === null || record.accountId !== accountId ? null : toEntry(record);
+  }
+
+  /** Redemptions whose effect is done but whose status Twitch has not confirmed, oldest first. */
+  async function listRedemptionsAwaitingStatus(accountId: number): Promise<LedgerEntry[]> {
+    return (await store.listRedemptionsByStatus(accountId, 'effect-done')).map(toEntry);
+  }
+
+  async function listManagedRewards(accountId: number): Promise<ManagedReward[]> {
+    return (await store.listManagedRewards(accountId)).map(({ accountId: _account, ...reward }) => reward);
+  }
+
+  /** Remembers (or replaces) the reward behind a key; a reward id moves from any other key. */
+  async function saveManagedReward(accountId: number, reward: ManagedReward): Promise<void> {
+    const record: ManagedRewardRecord = {
+      accountId,
+      rewardKey: checkId(reward.rewardKey, 'reward key'),
+      twitchRewardId: checkId(reward.twitchRewardId, 'reward id'),
+      broadcasterId: checkId(reward.broadcasterId, 'broadcaster id'),
+      state: reward.state === 'disabled' ? 'disabled' : 'active',
+    };
+    await store.transaction(async (tx) => {
+      for (const other of await tx.listManagedRewards(accountId)) {
+        if (other.twitchRewardId === record.twitchRewardId && other.rewardKey !== record.rewardKey) {
+          await tx.deleteManagedReward(accountId, other.rewardKey);
+        }
+      }
+      await tx.upsertManagedReward(record);
+    });
+  }
+
+  async function forgetManagedReward(accountId: number, rewardKey: string): Promise<void> {
+    await store.transaction((tx) => tx.deleteManagedReward(accountId, rewardKey));
+  }
+
+  return {
+    beginRedemption, recordRedemptionEffect, recordRedemptionStatusSent, findRedemptionEntry, listRedemptionsAwaitingStatus,
+    listManagedRewards, saveManagedReward, forgetManagedReward,
+  };
+}

@@ -1,0 +1,113 @@
+// The broadcaster's token at run time: read from its 0600 file, refreshed by twurple when FakeHelix
+// says it expired, saved back (so a restart uses the new one), and refresh failures reported.
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readBroadcasterToken } from '../../../src/adapters/redemptions/token-file.ts';
+import { CHANNEL, CLIENT_ID, openRedemptionWorld, waitUntil } from '../../redemptions/redemption-world.ts';
+import type { RedemptionWorld } from '../../redemptions/redemption-world.ts';
+
+const worlds: RedemptionWorld[] = [];
+afterEach(async () => {
+  for (const world of worlds.splice(0)) await world.close();
+});
+
+async function open(): Promise<RedemptionWorld> {
+  const world = await openRedemptionWorld({ skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } } });
+  worlds.push(world);
+  return world;
+}
+
+describe('the broadcaster token', () => {
+  it('refreshes an expired access token, saves the new one (0600) and a restart uses it', async () => {
+    const world = await open();
+    const redemptions = await world.start();
+    await world.settled();
+    world.helix.expireAccessToken(world.token.accessToken);
+    await redemptions.reconcile();
+    await waitUntil(() => !readFileSync(world.tokenFile, 'utf8').includes(world.token.accessToken), 'the refreshed token to be saved');
+
+    const saved = await readBroadcasterToken(world.tokenFile);
+    expect(world.helix.tokens.find((t) => t.accessToken === saved?.accessToken)).toMatchObject({ userId: world.broadcaster.id, revoked: false });
+    expect(saved).toMatchObject({ clientId: CLIENT_ID, userId: world.broadcaster.id, login: CHANNEL, refreshToken: world.token.refreshToken });
+    expect(statSync(world.tokenFile).mode & 0o777).toBe(0o600);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', refreshes: 1, error: null });
+    expect(world.helix.calls.filter((c) => c.path === '/auth/token').map((c) => c.status)).toEqual([200]);
+
+    await world.stop();
+    const mark = world.helix.calls.length;
+    await world.start();
+    const used = world.helix.calls.slice(mark).filter((c) => c.path.startsWith('/channel_points'));
+    expect(used.length).toBeGreaterThan(0);
+    expect(used.every((c) => c.accessToken === saved?.accessToken && c.status === 200)).toBe(true);
+    expect(world.helix.calls.slice(mark).some((c) => c.path === '/auth/token')).toBe(false);
+  });
+
+  it('keeps a rotated refresh token', async () => {
+    const world = await openRedemptionWorld({ helix: { rotateRefreshTokens: true }, rewards: {}, skinShop: {} });
+    worlds.push(world);
+    const redemptions = await world.start();
+    world.helix.expireAccessToken(world.token.accessToken);
+    await redemptions.reconcile();
+    await waitUntil(() => !readFileSync(world.tokenFile, 'utf8').includes(world.token.accessToken), 'the refreshed token to be saved');
+    const saved = await readBroadcasterToken(world.tokenFile);
+    expect(saved?.refreshToken).not.toBe(world.token.refreshToken);
+    // The old refresh token no longer works on a rotating server; the saved one does.
+    expect(world.helix.tokens.some((t) => t.refreshToken === saved?.refreshToken)).toBe(true);
+    expect(world.helix.tokens.some((t) => t.refreshToken === world.token.refreshToken)).toBe(false);
+  });
+
+  it('reports a refresh Twitch refuses in the status and the log, with what to do', async () => {
+    const world = await open();
+    const redemptions = await world.start();
+    await world.settled();
+    world.helix.expireAccessToken(world.token.accessToken);
+    world.helix.revokeRefreshToken(world.token.refreshToken!);
+    const report = await redemptions.reconcile();
+    expect(report?.failures.length).toBeGreaterThan(0);
+    const status = redemptions.status();
+    expect(status.auth).toMatchObject({ state: 'refresh-failed' });
+    expect(status.auth?.error).toBe(
+      'Twitch refused to refresh the broadcaster\'s token (Twitch answered 400: Invalid refresh token); '
+      + 'run `chatskin twitch auth` to authorize the channel again, then restart chatskin',
+    );
+    expect(status.problem).toContain('run `chatskin twitch auth`');
+    expect(world.logs.some((l) => l.level === 50 && /Twitch refused to refresh/.test(String(l.msg)))).toBe(true);
+    // Neither the refresh token nor the client secret leaks into the logs (twurple's error quotes the refresh URL).
+    const logged = JSON.stringify(world.logs);
+    expect(logged).not.toContain(world.token.refreshToken);
+    expect(logged).not.toContain('client_secret=');
+  });
+
+  it('without a token file, does not start and says to run `chatskin twitch auth`', async () => {
+    const world = await open();
+    rmSync(world.tokenFile);
+    const redemptions = await world.start();
+    expect(redemptions.status()).toMatchObject({ state: 'needs-auth', auth: null, eventsub: null });
+    expect(redemptions.status().problem).toBe(`there is no broadcaster token at ${world.tokenFile}: run \`chatskin twitch auth\`, then restart chatskin`);
+    expect(world.helix.calls).toEqual([]);
+    expect(await redemptions.reconcile()).toBeNull();
+  });
+
+  it('refuses a token of another account, a broken file, or one missing a scope', async () => {
+    const world = await open();
+    const good = readFileSync(world.tokenFile, 'utf8');
+
+    writeFileSync(world.tokenFile, good.replace(`"login": "${CHANNEL}"`, '"login": "someoneelse"'));
+    expect((await world.start()).status().problem).toMatch(/belongs to "someoneelse", not the channel "somechannel"; run `chatskin twitch auth`/);
+
+    writeFileSync(world.tokenFile, '{ not json');
+    expect((await world.start()).status().problem).toMatch(/is not valid JSON; run `chatskin twitch auth`/);
+
+    writeFileSync(world.tokenFile, good.replace('"channel:manage:redemptions"', '"chat:read"'));
+    expect((await world.start()).status().problem).toMatch(/lacks channel:manage:redemptions/);
+    expect(world.helix.calls).toEqual([]);
+  });
+
+  it('tightens a token file others could read to 0600 and says so', async () => {
+    const world = await open();
+    chmodSync(world.tokenFile, 0o644);
+    await world.start();
+    expect(statSync(world.tokenFile).mode & 0o777).toBe(0o600);
+    expect(world.logs.some((l) => l.level === 40 && /readable by others/.test(String(l.msg)))).toBe(true);
+  });
+});

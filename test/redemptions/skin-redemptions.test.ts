@@ -1,0 +1,212 @@
+// Skin rewards end to end: real twurple clients against the Twitch fakes, the real host with the
+// skin-shop plugin, the bundled service on SQLite. Each redemption has one effect and its status.
+import { afterEach, describe, expect, it } from 'vitest';
+import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
+import { openRedemptionWorld } from './redemption-world.ts';
+import type { RedemptionWorld, WorldOptions } from './redemption-world.ts';
+
+const worlds: RedemptionWorld[] = [];
+afterEach(async () => {
+  for (const world of worlds.splice(0)) await world.close();
+});
+
+async function running(options: WorldOptions = {}): Promise<RedemptionWorld> {
+  const world = await openRedemptionWorld(options);
+  worlds.push(world);
+  await world.start();
+  await world.settled();
+  return world;
+}
+
+async function saidSoon(world: RedemptionWorld, line: string): Promise<void> {
+  await expect.poll(() => world.said(), { timeout: 5000, interval: 5 }).toContain(line);
+}
+
+function statusChanges(world: RedemptionWorld, redemptionId: string): string[] {
+  return world.helix.redemptionChanges.filter((c) => c.redemptionId === redemptionId).map((c) => `${c.from}->${c.to}`);
+}
+
+describe('a skin reward redeemed live', () => {
+  it('signs the viewer in, unlocks the skin, says so in chat and marks the redemption FULFILLED', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    expect(statusChanges(world, redemption.id)).toEqual(['UNFULFILLED->FULFILLED']);
+    await saidSoon(world, '@Fan the Neon skin is yours!');
+    expect(world.unlocks).toEqual([{ viewerId: redemption.user_id, skinId: world.skinIds['neon'], created: true }]);
+    const viewer = await world.service.findViewer(redemption.user_id);
+    expect(viewer).toMatchObject({ twitchUserId: redemption.user_id, twitchUsername: 'fan', displayName: 'Fan' });
+    expect(await world.service.listViewerSkins(world.accountId, 'fan')).toEqual([{ id: world.skinIds['neon'], name: 'Neon', slug: 'neon' }]);
+    await expect.poll(() => world.service.findRedemptionEntry(world.accountId, redemption.id))
+      .toEqual({ id: redemption.id, rewardId, state: 'status-sent', outcome: 'fulfill', attempts: 1 });
+  });
+
+  it('refunds (CANCELED) a skin that does not exist, with the reason in chat', async () => {
+    const world = await running();
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-ghost'), user: { login: 'fan', displayName: 'Fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'CANCELED');
+    await saidSoon(world, '@Fan the skin "ghost" is not available on this channel. Your points were refunded.');
+    expect(world.unlocks).toEqual([]);
+  });
+
+  it('refunds an inactive skin, with the reason in chat', async () => {
+    const world = await running();
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-retired'), user: { login: 'fan', displayName: 'Fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'CANCELED');
+    await saidSoon(world, '@Fan the Retired skin is not available right now. Your points were refunded.');
+  });
+
+  it('refunds a viewer who already owns the skin', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    const first = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } }).redemption;
+    await world.helix.waitForRedemptionStatus(first.id, 'FULFILLED');
+    const second = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } }).redemption;
+    await world.helix.waitForRedemptionStatus(second.id, 'CANCELED');
+    await saidSoon(world, '@Fan you already have the Neon skin. Your points were refunded.');
+    expect(world.unlocks.map((u) => u.created)).toEqual([true, false]);
+  });
+
+  it('refunds when the service keeps failing, after retrying, and says so', async () => {
+    const failing: WorldOptions['overlayClient'] = (client) => ({
+      ...client,
+      unlockSkin: async () => {
+        const { OverlayStyleError } = await import('../../src/client/overlay-style-error.ts');
+        throw new OverlayStyleError({ status: 503, message: 'Service Unavailable' });
+      },
+    });
+    const world = await running({ overlayClient: failing, skinShop: { rewards: { 'unlock-neon': 'neon' }, attempts: 3, retryDelayMs: 1 } });
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-neon'), user: { login: 'fan', displayName: 'Fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'CANCELED');
+    expect(world.unlocks).toHaveLength(3);
+    await saidSoon(world, '@Fan the skin could not be unlocked: the overlay service failed; try again later. Your points were refunded.');
+  });
+});
+
+describe('exactly once', () => {
+  it('a notification delivered twice (same message) has one effect', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    const { redemption, deliveries } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+    world.helix.eventSub.redeliver(deliveries[0]!.messageId);
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    const next = world.helix.fireRedemption({ rewardId, user: { login: 'next', displayName: 'Next' } }).redemption;
+    await world.helix.waitForRedemptionStatus(next.id, 'FULFILLED');
+    expect(world.unlocks.map((u) => u.viewerId)).toEqual([redemption.user_id, next.user_id]);
+    expect(world.redemptions!.status().eventsub?.duplicateMessages).toBe(1);
+  });
+
+  it('the same redemption in a new message (same redemption id) has one effect', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    // Twitch sending the event again under a fresh message id (a new message_id, same event).
+    world.helix.eventSub.sendRedemptionAdd({
+      id: redemption.id, broadcaster_user_id: redemption.broadcaster_id, broadcaster_user_login: redemption.broadcaster_login,
+      broadcaster_user_name: redemption.broadcaster_name, user_id: redemption.user_id, user_login: redemption.user_login,
+      user_name: redemption.user_name, user_input: '', status: 'unfulfilled', reward: { ...redemption.reward }, redeemed_at: redemption.redeemed_at,
+    });
+    await expect.poll(() => world.redemptions!.status().counters?.duplicates, { timeout: 5000, interval: 5 }).toBe(1);
+    expect(world.unlocks).toHaveLength(1);
+    expect(statusChanges(world, redemption.id)).toEqual(['UNFULFILLED->FULFILLED']);
+    expect(world.said()).toEqual(['@Fan the Neon skin is yours!']);
+  });
+
+  it('loses nothing across a session_reconnect in the middle of a stream of redemptions', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    const fired = [];
+    for (let i = 0; i < 5; i++) fired.push(world.helix.fireRedemption({ rewardId, user: { login: `before${i}` } }).redemption);
+    const handover = world.helix.eventSub.requestReconnect();
+    for (let i = 0; i < 5; i++) fired.push(world.helix.fireRedemption({ rewardId, user: { login: `during${i}` } }).redemption);
+    await handover;
+    for (let i = 0; i < 5; i++) fired.push(world.helix.fireRedemption({ rewardId, user: { login: `after${i}` } }).redemption);
+
+    for (const redemption of fired) await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    expect(world.unlocks).toHaveLength(15);
+    expect(new Set(world.unlocks.map((u) => u.viewerId)).size).toBe(15);
+    const eventsub = world.redemptions!.status().eventsub!;
+    expect(eventsub).toMatchObject({ state: 'connected', sessions: 1, handovers: 1, disconnects: 0, subscription: 'active' });
+    expect(world.helix.eventSub.sessions).toHaveLength(1);
+  });
+
+  it('after a lost connection (no reconnect message), lists and finishes what was redeemed meanwhile', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    const mark = world.helix.eventSub.subscriptions.length;
+    world.helix.eventSub.dropAllConnections();
+    await world.helix.eventSub.waitForDisconnect(world.helix.eventSub.sessions[0]!.id);
+    // Redeemed while the host had no subscription: Twitch delivers nothing.
+    const missed = world.helix.fireRedemption({ rewardId, user: { login: 'meanwhile' } });
+    expect(missed.deliveries).toEqual([]);
+    await world.helix.eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { since: mark });
+    await world.helix.waitForRedemptionStatus(missed.redemption.id, 'FULFILLED');
+    expect(world.unlocks).toHaveLength(1);
+    expect(world.redemptions!.status().eventsub).toMatchObject({ sessions: 2, disconnects: 1, state: 'connected' });
+  });
+
+  it('catches up on start with what viewers redeemed while the host was down', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    await world.stop();
+    const offline = Array.from({ length: 3 }, (_, i) => world.helix.addOfflineRedemption({ rewardId, user: { login: `offline${i}` } }));
+    const ghost = world.helix.addOfflineRedemption({ rewardId: await world.rewardId('unlock-ghost'), user: { login: 'ghostfan' } });
+
+    const restarted = await world.start();
+    // start() finishes them before it resolves.
+    for (const redemption of offline) expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
+    expect(world.helix.redemptions.find((r) => r.id === ghost.id)?.status).toBe('CANCELED');
+    expect(restarted.status().lastReconcile?.report).toMatchObject({ listed: 4, handled: 4, failures: [] });
+    expect(world.unlocks).toHaveLength(3);
+  });
+
+  it('a crash between the unlock and FULFILLED is completed on restart without a second unlock', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    // The status call fails (400 is not retried by twurple): the effect is done, the status is not.
+    world.helix.failNext({ status: 400, method: 'PATCH', path: '/channel_points/custom_rewards/redemptions', message: 'injected' });
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+    await expect.poll(() => world.redemptions!.status().counters?.statusFailures, { timeout: 5000, interval: 5 }).toBe(1);
+    expect(await world.service.findRedemptionEntry(world.accountId, redemption.id)).toMatchObject({ state: 'effect-done', outcome: 'fulfill' });
+    expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('UNFULFILLED');
+    await world.stop();
+
+    await world.start();
+    expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
+    expect(world.unlocks).toHaveLength(1);
+    expect(statusChanges(world, redemption.id)).toEqual(['UNFULFILLED->FULFILLED']);
+    expect(world.said()).toEqual(['@Fan the Neon skin is yours!']);
+    expect(world.logs.filter((l) => l.msg === 'sent a redemption status left over from before').map((l) => l['redemption'])).toEqual([redemption.id]);
+  });
+
+  it('an effect interrupted after the unlock runs again with attempt 2 and is fulfilled, not refunded', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    await world.stop();
+    // The process died inside the handler: received, and the skin already granted.
+    const redemption = world.helix.addOfflineRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+    await world.service.beginRedemption(world.accountId, { id: redemption.id, rewardId });
+    await world.service.registerViewer({ twitchUserId: redemption.user_id, login: 'fan' });
+    await world.service.unlockSkin(world.accountId, { twitch_user_id: redemption.user_id, skin_id: world.skinIds['neon'] });
+
+    await world.start();
+    expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
+    expect(await world.service.findRedemptionEntry(world.accountId, redemption.id)).toMatchObject({ state: 'status-sent', outcome: 'fulfill', attempts: 2 });
+    expect(world.redemptions!.status().counters?.resumed).toBe(1);
+  });
+
+  it('sends a status the ledger still owes even when Twitch no longer lists the redemption', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    world.helix.failNext({ status: 400, method: 'PATCH', path: '/channel_points/custom_rewards/redemptions' });
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan' } });
+    await expect.poll(() => world.redemptions!.status().counters?.statusFailures, { timeout: 5000, interval: 5 }).toBe(1);
+    const report = await world.redemptions!.reconcile();
+    expect(report).toMatchObject({ statusesSent: 1, failures: [] });
+    expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
+    expect(world.unlocks).toHaveLength(1);
+  });
+});

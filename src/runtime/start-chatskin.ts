@@ -8,7 +8,7 @@ import { startTwitchRedemptions } from '../adapters/redemptions/index.ts';
 import type { TwitchRedemptions } from '../adapters/redemptions/index.ts';
 import { createOverlayClientFromConfig } from '../client/index.ts';
 import { createHost } from '../host/index.ts';
-import type { Host } from '../host/index.ts';
+import type { Clock, Host } from '../host/index.ts';
 import { bindLedger } from '../host/redemptions/index.ts';
 import { registerOverlayServer } from '../overlay/overlay-server.ts';
 import { apiServerOptions, registerApi, registerHealthz } from '../service/http/index.ts';
@@ -44,6 +44,8 @@ export interface StartOptions {
   stdin?: NodeJS.ReadableStream | null;
   /** Where the local chat writes bot replies; default process.stdout. */
   stdout?: { write(text: string): unknown };
+  /** Time for cooldowns and reply pacing; tests pass a manual clock. Default: the system clock. */
+  clock?: Clock;
 }
 
 export async function startChatskin(config: Config, options: StartOptions): Promise<RunningChatskin> {
@@ -90,7 +92,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
       logger, service, gateway, account, app,
       stdin: options.stdin, stdout: options.stdout ?? process.stdout,
     });
-    const host = await createHost({ config, logger, overlayClient, chatTransports: transports.list });
+    const host = await createHost({ config, logger, overlayClient, chatTransports: transports.list, clock: options.clock });
     cleanups.push(() => host.stop());
 
     await app.listen({ host: config.http.host, port: config.http.port });

@@ -1,9 +1,9 @@
 // Prints one plain closing line, "Tests: N passed, N failed, N skipped", after vitest's own
 // summary, so CI logs carry the counts in a form any reader understands.
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
 export default class PlainSummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -14,9 +14,10 @@ export default class PlainSummaryReporter implements Reporter {
         else if (state === 'failed') failed += 1;
         else skipped += 1;
       }
-      // A file that failed to load has no tests; count it so it cannot pass unnoticed.
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed += 1;
+      // A file whose setup failed (no test ran, or none failed itself) counts once, so it cannot pass unnoticed.
+      if (module.state() === 'failed' && ![...module.children.allTests()].some((t) => t.result().state === 'failed')) failed += 1;
     }
+    failed += unhandledErrors.length;
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

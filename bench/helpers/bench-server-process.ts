@@ -1,6 +1,7 @@
 // A server under test in its own process, so the load generator does not share its event loop.
 // The parent sends one message saying what to serve and gets back { origin }; it disconnects
-// (or sends { kind: 'stop' }) to end it.
+// (or sends { kind: 'stop' }) to end it. { kind: 'stats' } asks for the process's CPU time so far
+// and, for chatskin, how many SQLite commits its store has made (null for raw).
 //   { kind: 'chatskin', dbPath, synchronous? }   the API app on the real service over that SQLite file
 //   { kind: 'raw', routes }        the bare node:http baseline answering fixed bytes
 import type { FastifyInstance } from 'fastify';
@@ -15,7 +16,13 @@ export type BenchServerRequest =
   | { kind: 'chatskin'; dbPath: string; synchronous?: SynchronousLevel }
   | { kind: 'raw'; routes: Record<string, string> /* METHOD path -> base64 body */ };
 
-async function serveChatskin(dbPath: string, synchronous?: SynchronousLevel): Promise<{ origin: string; close(): Promise<void> }> {
+interface RunningServer {
+  origin: string;
+  commits?: () => number;
+  close(): Promise<void>;
+}
+
+async function serveChatskin(dbPath: string, synchronous?: SynchronousLevel): Promise<RunningServer> {
   const store = openSqliteStore({ path: dbPath, ...(synchronous === undefined ? {} : { synchronous }) });
   const service = await createStyleService({ store, templates: loadTemplates(DEFAULT_TEMPLATES_DIR) });
   const app: FastifyInstance = buildApiApp({
@@ -29,6 +36,7 @@ async function serveChatskin(dbPath: string, synchronous?: SynchronousLevel): Pr
   const { port } = app.server.address() as { port: number };
   return {
     origin: `http://127.0.0.1:${port}`,
+    commits: () => store.commits,
     async close() {
       await app.close();
       await store.close();
@@ -36,14 +44,19 @@ async function serveChatskin(dbPath: string, synchronous?: SynchronousLevel): Pr
   };
 }
 
-let running: { close(): Promise<void> } | undefined;
+let running: RunningServer | undefined;
 const stop = async () => {
   await running?.close();
   process.exit(0);
 };
 
-process.on('message', async (message: BenchServerRequest | { kind: 'stop' }) => {
+process.on('message', async (message: BenchServerRequest | { kind: 'stop' } | { kind: 'stats' }) => {
   if (message.kind === 'stop') return stop();
+  if (message.kind === 'stats') {
+    const cpu = process.cpuUsage();
+    process.send!({ cpuMicros: cpu.user + cpu.system, commits: running?.commits?.() ?? null });
+    return;
+  }
   const server = message.kind === 'chatskin'
     ? await serveChatskin(message.dbPath, message.synchronous)
     : await startRawJsonServer(Object.fromEntries(

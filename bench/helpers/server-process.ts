@@ -6,8 +6,16 @@ import type { BenchServerRequest } from './bench-server-process.ts';
 
 const SCRIPT = fileURLToPath(new URL('./bench-server-process.ts', import.meta.url));
 
+export interface ServerStats {
+  /** CPU time (user + system) the server process has used so far. */
+  cpuMicros: number;
+  /** SQLite commits the chatskin server has made so far; null for the raw server. */
+  commits: number | null;
+}
+
 export interface ServerProcess {
   origin: string;
+  stats(): Promise<ServerStats>;
   stop(): Promise<void>;
 }
 
@@ -20,6 +28,10 @@ export async function startServerProcess(request: BenchServerRequest): Promise<S
   });
   return {
     origin,
+    stats: () => new Promise<ServerStats>((resolve) => {
+      child.once('message', (message) => resolve(message as ServerStats));
+      child.send({ kind: 'stats' });
+    }),
     stop: () => new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
       child.once('exit', () => resolve());

@@ -1,7 +1,7 @@
 // API keys (DESIGN.md "Authentication"): random, shown once, stored only as SHA-256 with a short
 // visible prefix; one active key per account; every authentication reads the database, so a
 // revoke or premium switch made by another process is seen on the very next request.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash as digest, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store, StoreReader } from './store/store.ts';
 import { ServiceError } from './types.ts';
 import type { Account } from './types.ts';
@@ -37,7 +37,8 @@ export interface ApiKeys {
 }
 
 export function hashApiKey(token: string): Uint8Array {
-  return createHash('sha256').update(token, 'utf8').digest();
+  // The one-shot digest: about half the cost of createHash().update().digest() per request.
+  return digest('sha256', token, 'buffer');
 }
 
 export function createApiKeys(store: Store): ApiKeys {

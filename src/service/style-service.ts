@@ -26,6 +26,8 @@ export interface StyleServiceOptions {
   templates: readonly Template[];
   /** Default: a new bus, reachable as `service.events`. */
   events?: StyleEventBus;
+  /** How many overlays' GET /template views to keep in memory (LRU). Default 256; 0 turns it off. */
+  templateViewCacheEntries?: number;
 }
 
 type AccountAdmin = ReturnType<typeof createAccountAdmin>;
@@ -59,7 +61,7 @@ export async function createStyleService(options: StyleServiceOptions): Promise<
     events: context.events,
     templates: context.templates,
     runInTransaction: (fn) => context.store.transaction(() => fn()),
-    ...createTemplateOperations(context),
+    ...createTemplateOperations(context, { viewCacheEntries: options.templateViewCacheEntries }),
     ...createSkinOperations(context),
     ...createViewerSkinOperations(context),
     ...createApiKeys(context.store),

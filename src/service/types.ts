@@ -117,6 +117,12 @@ export function validationError(errors: FieldErrors): ServiceError {
  */
 export interface StyleOperations {
   getTemplate(accountId: number, presetId?: number): Promise<TemplateSettingsView>;
+  /**
+   * getTemplate's view passed through `encode`, which runs once per overlay version: the result
+   * is kept with the cached view while the same `encode` function asks again. For HTTP, the
+   * answer's bytes, so an unchanged overlay is read without serialising it again.
+   */
+  getTemplateEncoded<T>(accountId: number, presetId: number | undefined, encode: (view: TemplateSettingsView) => T): Promise<T>;
   updateTemplate(accountId: number, body: unknown): Promise<TemplateUpdateResult>;
   listSkins(accountId: number, presetId?: number): Promise<SkinView[]>;
   updateSkin(accountId: number, skinId: number, body: unknown): Promise<SkinUpdateResult>;

@@ -9,6 +9,8 @@ import { validationError } from '../types.ts';
 import {
   notFound, positiveId, readPresetIdField, readScopeField, readValuesField, requestBody, throwIfErrors,
 } from '../request-fields.ts';
+import { TemplateViewCache } from '../template-view-cache.ts';
+import type { CachedTemplateView } from '../template-view-cache.ts';
 import { applyValuesPatch, sameValues } from '../values-patch.ts';
 
 export const OVERLAY_NOT_FOUND = 'Overlay not found.';
@@ -34,14 +36,40 @@ export function scopeMismatch(scope: Scope, overlay: OverlayRecord): string | nu
   return null;
 }
 
-export function createTemplateOperations(context: ServiceContext) {
+export function createTemplateOperations(context: ServiceContext, options: { viewCacheEntries?: number } = {}) {
   const { store, templates } = context;
+  const views = new TemplateViewCache(options.viewCacheEntries);
 
-  async function getTemplate(accountId: number, presetId?: number): Promise<TemplateSettingsView> {
+  /**
+   * The overlay's view, from the cache when its stored version stamp (read now, on every call)
+   * still matches the one the cached view was built from; otherwise built and cached.
+   */
+  async function cachedView(accountId: number, presetId: number | undefined): Promise<CachedTemplateView> {
     const id = lookupId(presetId);
+    const missing = () => notFound(id === null ? NO_DEFAULT_OVERLAY : OVERLAY_NOT_FOUND);
+    const stamp = await store.findOverlayVersion(accountId, id);
+    if (stamp === null) throw missing();
+    const cached = views.get(stamp);
+    if (cached !== undefined) return cached;
+    // A separate read, so it may see a newer version than `stamp`: the view is cached under the
+    // stamp of the rows it was built from, never under the older one.
     const found = await store.findOverlayWithSource(accountId, id);
-    if (found === null) throw notFound(id === null ? NO_DEFAULT_OVERLAY : OVERLAY_NOT_FOUND);
-    return templateSettingsView(templates.byId(found.overlay.templateId), found.overlay, found.source);
+    if (found === null) throw missing();
+    const { overlay, source } = found;
+    const built = { id: overlay.id, templateId: overlay.templateId, name: overlay.name, syncSourceId: overlay.syncSourceId,
+      version: overlay.version, sourceVersion: source === null ? null : source.version };
+    return views.set(built, templateSettingsView(templates.byId(overlay.templateId), overlay, source));
+  }
+
+  /** The view is shared and deeply frozen (copy it to change it). */
+  async function getTemplate(accountId: number, presetId?: number): Promise<TemplateSettingsView> {
+    return (await cachedView(accountId, presetId)).view;
+  }
+
+  async function getTemplateEncoded<T>(
+    accountId: number, presetId: number | undefined, encode: (view: TemplateSettingsView) => T,
+  ): Promise<T> {
+    return (await cachedView(accountId, presetId)).encoded(encode);
   }
 
   async function updateTemplate(accountId: number, body: unknown): Promise<TemplateUpdateResult> {
@@ -90,5 +118,5 @@ export function createTemplateOperations(context: ServiceContext) {
     });
   }
 
-  return { getTemplate, updateTemplate };
+  return { getTemplate, getTemplateEncoded, updateTemplate };
 }

@@ -4,13 +4,14 @@ import type { SettingsValues, SettingValue } from './catalog.ts';
 import type { Template } from './templates.ts';
 
 export function resolveValues(template: Template, ...layers: ReadonlyArray<Readonly<Record<string, SettingValue>>>): SettingsValues {
-  const resolved: SettingsValues = {};
-  for (const key of template.keys) {
-    let value = template.defaults[key]!;
-    for (const layer of layers) {
-      if (Object.hasOwn(layer, key)) value = layer[key]!;
+  // A copy of the defaults already has every key in catalog order (and copies in one go, where
+  // adding ~130 keys one by one costs ~30x more and leaves a slow dictionary-mode object).
+  // Overwriting a key keeps its place, so only each layer's own keys need visiting.
+  const resolved: SettingsValues = { ...template.defaults };
+  for (const layer of layers) {
+    for (const key of Object.keys(layer)) {
+      if (template.keySet.has(key)) resolved[key] = layer[key]!;
     }
-    resolved[key] = value;
   }
   return resolved;
 }

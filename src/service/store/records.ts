@@ -41,6 +41,21 @@ export interface OverlayRecord {
   version: number;
 }
 
+/**
+ * What a cached read of an overlay depends on, without its values: its version (bumped by every
+ * change to its values or sync source, and when its sync source's values change), its name, and
+ * its sync source's version. Cheap to read on every request.
+ */
+export interface OverlayVersionRecord {
+  id: number;
+  templateId: number;
+  name: string;
+  syncSourceId: number | null;
+  version: number;
+  /** The sync source's version; null without a sync source. */
+  sourceVersion: number | null;
+}
+
 export interface SkinRecord {
   id: number;
   /** null for a global platform skin. */

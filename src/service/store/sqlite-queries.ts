@@ -3,7 +3,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { EntitlementSource, Role } from '../types.ts';
 import type {
-  AccountRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, RedemptionRecord, SkinRecord,
+  AccountRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
 import type { NewOverlay, NewSkin, StoreWriter, Synchronous } from './store.ts';
@@ -105,7 +105,10 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
       hash,
     );
     if (row === undefined) return null;
-    return { key: toApiKey(row), account: toAccount({ ...row, id: row.account_id }) };
+    return {
+      key: toApiKey(row),
+      account: { id: num(row.account_id), login: str(row.login), premium: row.premium === 1, twitchUserId: strOrNull(row.twitch_user_id) },
+    };
   }
 
   insertApiKey(key: { accountId: number; prefix: string; hash: Uint8Array }): ApiKeyRecord {
@@ -174,6 +177,20 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     if (row === undefined) return null;
     const source = row.s_id === null ? null : toOverlay(unprefix(row, 's_'));
     return { overlay: toOverlay(row), source };
+  }
+
+  findOverlayVersion(accountId: number, overlayId: number | null): OverlayVersionRecord | null {
+    const select = `SELECT o.id, o.template_id, o.name, o.sync_source_id, o.version, s.version AS source_version
+                      FROM overlays o LEFT JOIN overlays s ON s.id = o.sync_source_id`;
+    const row = overlayId === null
+      ? this.#get(`${select} WHERE o.account_id = ? AND o.is_default = 1`, accountId)
+      : this.#get(`${select} WHERE o.account_id = ? AND o.id = ?`, accountId, overlayId);
+    if (row === undefined) return null;
+    return {
+      id: num(row.id), templateId: num(row.template_id), name: str(row.name),
+      syncSourceId: row.sync_source_id === null ? null : num(row.sync_source_id),
+      version: num(row.version), sourceVersion: row.source_version === null ? null : num(row.source_version),
+    };
   }
 
   listOverlays(accountId: number): OverlayRecord[] {

@@ -2,13 +2,16 @@
 // foreign keys on, prepared statements cached, migrations applied at open.
 //
 // One connection serves the whole process. A transaction holds the connection from BEGIN to
-// COMMIT, also while its callback awaits, so other callers queue on a lock meanwhile. Nested
-// calls (a service write inside the seed's transaction) are found through AsyncLocalStorage and
-// run as savepoints of the enclosing transaction instead of deadlocking on that lock.
+// COMMIT, also while its callback awaits, so other callers queue on a lock meanwhile. Write
+// transactions that arrive together are group-committed (group-commit.ts): each in its own
+// savepoint, all under one COMMIT, each answered only after it. Nested calls (a service write
+// inside the seed's transaction) are found through AsyncLocalStorage and run as savepoints of
+// the enclosing transaction instead of deadlocking on that lock.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { GroupCommit } from './group-commit.ts';
 import { migrate } from './migrations.ts';
 import { SqliteQueries, WRITE_METHODS } from './sqlite-queries.ts';
 import type { Store, StoreReader, StoreTransaction } from './store.ts';
@@ -22,7 +25,8 @@ export interface SqliteStoreOptions {
   path: string;
   /**
    * PRAGMA synchronous. Default FULL: with WAL, NORMAL may lose the last acknowledged writes
-   * on power loss, and an answered write must survive.
+   * on power loss, and an answered write must survive. (Group commit makes FULL cheap under
+   * load: one fsync per batch of concurrent writes.)
    */
   synchronous?: SynchronousLevel;
   /** How long a statement waits for another process's lock before failing. Default 5000 ms. */
@@ -41,6 +45,8 @@ export interface SqliteStore extends Store {
   readonly location: string;
   /** The pragmas in force on this store's connection, read back from SQLite (for diagnostics). */
   connectionSettings(): SqliteConnectionSettings;
+  /** Write transactions committed so far; concurrent writes grouped under one COMMIT count once. */
+  readonly commits: number;
 }
 
 /** Where a transaction (or one of its savepoints) stands; kept in AsyncLocalStorage. */
@@ -51,6 +57,12 @@ interface Frame {
   afterCommit: Array<() => void>;
   /** Serialises savepoints opened inside this frame. */
   children: TurnLock;
+}
+
+const FRAME = Symbol('frame');
+/** A transaction handle: its methods live on a shared prototype, its frame here. */
+interface Handle {
+  [FRAME]: Frame;
 }
 
 const METHOD_NAMES: readonly string[] = Object.getOwnPropertyNames(SqliteQueries.prototype)
@@ -95,6 +107,7 @@ function createStore(db: DatabaseSync, location: string): SqliteStore {
   const assertOpen = (): void => {
     if (closed) throw new Error(`The store ${location} is closed.`);
   };
+  const groupCommit = new GroupCommit(db, lock, assertOpen);
 
   /** The frame of the transaction we are inside, if it is still running. */
   const currentFrame = (): Frame | undefined => {
@@ -102,20 +115,39 @@ function createStore(db: DatabaseSync, location: string): SqliteStore {
     return frame?.open ? frame : undefined;
   };
 
-  /** A view whose methods run inside `frame`, and fail once it has ended. */
-  const handleFor = (frame: Frame, names: readonly string[]): StoreTransaction => {
-    const handle: Record<string, unknown> = {};
+  /**
+   * The methods of a transaction handle, made once per store (not ~50 closures per
+   * transaction): each runs inside the handle's frame, and fails once that has ended.
+   */
+  const handlePrototype = (names: readonly string[]): object => {
+    const frameOf = (handle: Handle | undefined): Frame => {
+      const frame = handle?.[FRAME];
+      if (frame === undefined) throw new TypeError('Call store transaction methods on their handle, as tx.method(...).');
+      return frame;
+    };
+    const prototype: Record<string, unknown> = {};
     for (const name of names) {
-      handle[name] = async (...args: unknown[]) => {
+      prototype[name] = async function (this: Handle | undefined, ...args: unknown[]) {
+        const frame = frameOf(this);
         if (!frame.open) throw new Error(`Store method ${name} called on a transaction that has already ended.`);
         if (frame.readOnly && WRITE_METHODS.has(name)) throw new Error(`Store method ${name} writes, but this is a read-only view.`);
         return call(name, args);
       };
     }
-    handle.afterCommit = (callback: () => void) => {
+    prototype.afterCommit = function (this: Handle | undefined, callback: () => void) {
+      const frame = frameOf(this);
       if (!frame.open) throw new Error('afterCommit called on a transaction that has already ended.');
       frame.afterCommit.push(callback);
     };
+    return prototype;
+  };
+  const writeHandle = handlePrototype(METHOD_NAMES);
+  const readHandle = handlePrototype(READ_METHOD_NAMES);
+
+  /** A view whose methods run inside `frame`. */
+  const handleFor = (frame: Frame, prototype: object): StoreTransaction => {
+    const handle = Object.create(prototype) as Handle;
+    handle[FRAME] = frame;
     return handle as unknown as StoreTransaction;
   };
 
@@ -133,28 +165,41 @@ function createStore(db: DatabaseSync, location: string): SqliteStore {
     });
   };
 
-  async function outermost<T>(readOnly: boolean, fn: (frame: Frame) => Promise<T>): Promise<T> {
+  const newFrame = (readOnly: boolean, depth: number): Frame =>
+    ({ open: true, readOnly, depth, afterCommit: [], children: new TurnLock() });
+
+  /** An outermost write: its own savepoint in the next group commit; callbacks run after it. */
+  async function outermostWrite<T>(fn: (frame: Frame) => Promise<T>): Promise<T> {
+    assertOpen();
+    const frame = newFrame(false, 0);
+    const result = await groupCommit.submit(async () => {
+      try {
+        return await context.run(frame, () => fn(frame));
+      } finally {
+        frame.open = false;
+      }
+    });
+    runCallbacks(frame.afterCommit);
+    return result;
+  }
+
+  /** An outermost read-only view: one deferred transaction, so its reads see one moment. */
+  async function outermostRead<T>(fn: (frame: Frame) => Promise<T>): Promise<T> {
     assertOpen();
     const release = await lock.acquire();
-    const frame: Frame = { open: true, readOnly, depth: 0, afterCommit: [], children: new TurnLock() };
-    let result: T;
+    const frame = newFrame(true, 0);
     try {
       assertOpen();
-      db.exec(readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      db.exec('BEGIN DEFERRED');
       try {
-        result = await context.run(frame, () => fn(frame));
+        return await context.run(frame, () => fn(frame));
+      } finally {
         frame.open = false;
-        db.exec('COMMIT');
-      } catch (error) {
-        frame.open = false;
-        if (db.isTransaction) db.exec('ROLLBACK');
-        throw error;
+        if (db.isTransaction) db.exec('COMMIT');
       }
     } finally {
       release();
     }
-    runCallbacks(frame.afterCommit);
-    return result;
   }
 
   async function nested<T>(parent: Frame, readOnly: boolean, fn: (frame: Frame) => Promise<T>): Promise<T> {
@@ -162,7 +207,7 @@ function createStore(db: DatabaseSync, location: string): SqliteStore {
     const release = await parent.children.acquire();
     try {
       if (!parent.open) throw new Error('The enclosing transaction has already ended.');
-      const frame: Frame = { open: true, readOnly: readOnly || parent.readOnly, depth: parent.depth + 1, afterCommit: [], children: new TurnLock() };
+      const frame = newFrame(readOnly || parent.readOnly, parent.depth + 1);
       const savepoint = `nested_${frame.depth}`;
       db.exec(`SAVEPOINT ${savepoint}`);
       try {
@@ -185,6 +230,9 @@ function createStore(db: DatabaseSync, location: string): SqliteStore {
   const pragma = (name: string): unknown => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0];
   const store: Record<string, unknown> = {
     location,
+    get commits() {
+      return groupCommit.commits;
+    },
     connectionSettings(): SqliteConnectionSettings {
       assertOpen();
       return {
@@ -196,14 +244,14 @@ function createStore(db: DatabaseSync, location: string): SqliteStore {
     },
     transaction<T>(fn: (tx: StoreTransaction) => Promise<T>): Promise<T> {
       const parent = currentFrame();
-      const body = (frame: Frame) => fn(handleFor(frame, METHOD_NAMES));
-      return parent === undefined ? outermost(false, body) : nested(parent, false, body);
+      const body = (frame: Frame) => fn(handleFor(frame, writeHandle));
+      return parent === undefined ? outermostWrite(body) : nested(parent, false, body);
     },
     read<T>(fn: (reader: StoreReader) => Promise<T>): Promise<T> {
       const parent = currentFrame();
       // Inside a transaction the enclosing view already is consistent (and sees its own writes).
-      if (parent !== undefined) return fn(handleFor(parent, READ_METHOD_NAMES));
-      return outermost(true, (frame) => fn(handleFor(frame, READ_METHOD_NAMES)));
+      if (parent !== undefined) return fn(handleFor(parent, readHandle));
+      return outermostRead((frame) => fn(handleFor(frame, readHandle)));
     },
     async close(): Promise<void> {
       if (closed) return;

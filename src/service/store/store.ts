@@ -6,7 +6,7 @@
 // caller hears the answer only after the commit.
 import type { EntitlementSource, Role } from '../types.ts';
 import type {
-  AccountRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, RedemptionRecord, SkinRecord,
+  AccountRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
 
@@ -33,6 +33,11 @@ export interface StoreReader {
    * read. null when there is no such overlay on that account.
    */
   findOverlayWithSource(accountId: number, overlayId: number | null): Promise<{ overlay: OverlayRecord; source: OverlayRecord | null } | null>;
+  /**
+   * The version stamp of the account's overlay `overlayId` (its default overlay when null), in
+   * one small read without the values: what a cached template view is checked against.
+   */
+  findOverlayVersion(accountId: number, overlayId: number | null): Promise<OverlayVersionRecord | null>;
   /** The account's overlays, by id. */
   listOverlays(accountId: number): Promise<OverlayRecord[]>;
   listOverlayIdsSyncedTo(sourceId: number): Promise<number[]>;

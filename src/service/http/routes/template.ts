@@ -1,6 +1,6 @@
 // GET /template and PUT /template.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { StyleOperations } from '../../types.ts';
+import type { StyleOperations, TemplateSettingsView } from '../../types.ts';
 import { callerOf } from '../authentication.ts';
 import { jsonObjectBody, positiveIntegerParam } from '../request-input.ts';
 
@@ -10,10 +10,16 @@ function presetIdQuery(request: FastifyRequest): number | undefined {
   return positiveIntegerParam('preset_id', (request.query as Record<string, unknown>).preset_id);
 }
 
+/**
+ * The GET answer's bytes. One module-level function, so the service's view cache keeps its
+ * result with the overlay's view: an unchanged overlay is answered without serialising again.
+ */
+const encodeTemplateAnswer = (data: TemplateSettingsView): Buffer => Buffer.from(JSON.stringify({ data }));
+
 export function registerTemplateRoutes(app: FastifyInstance, operations: StyleOperations): void {
-  app.get('/template', async (request) => {
-    const data = await operations.getTemplate(callerOf(request).id, presetIdQuery(request));
-    return { data };
+  app.get('/template', async (request, reply) => {
+    const answer = await operations.getTemplateEncoded(callerOf(request).id, presetIdQuery(request), encodeTemplateAnswer);
+    return reply.type('application/json; charset=utf-8').send(answer);
   });
 
   app.put('/template', async (request) => {

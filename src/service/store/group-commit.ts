@@ -1,0 +1,132 @@
+// Group commit: write transactions that arrive together share one SQLite transaction, so one
+// COMMIT (with synchronous=FULL, one fsync, the bulk of a write's cost) covers all of them.
+//
+// - Each write runs alone inside its own SAVEPOINT, one after another (node:sqlite is
+//   synchronous, but a write's callback is async, so writes must not interleave). A write that
+//   throws rolls back to its savepoint: it has no effect and the others still commit.
+// - A batch opens at setImmediate, after the event loop has taken in every request that was
+//   ready, and closes when the queue is empty (writes queued while it runs join it) or holds
+//   MAX_GROUP_COMMIT writes.
+// - Every write's promise settles only after the COMMIT that holds it (also a refused write's,
+//   so no answer is ever based on rows that end up not committed). If the COMMIT fails, or
+//   SQLite rolls the whole transaction back on its own (disk full, I/O error), every write of
+//   the batch fails with that error: none of them took effect.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { TurnLock } from './turn-lock.ts';
+
+/** Most writes one COMMIT covers: bounds how long the first write of a batch waits for its answer. */
+export const MAX_GROUP_COMMIT = 64;
+
+/** The part of a node:sqlite connection group commit uses. */
+export interface GroupCommitConnection {
+  exec(sql: string): void;
+  readonly isTransaction: boolean;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+interface Write {
+  work: () => Promise<unknown>;
+  /** Runs a function in the submitter's async context (its AsyncLocalStorage values). */
+  inCaller: <R>(fn: () => R) => R;
+  outcome?: Outcome;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+const SAVEPOINT = 'group_commit_write';
+
+export class GroupCommit {
+  readonly #db: GroupCommitConnection;
+  readonly #lock: TurnLock;
+  readonly #assertOpen: () => void;
+  readonly #queue: Write[] = [];
+  /** A batch is scheduled or running; a write queued meanwhile is taken by it or the next one. */
+  #pending = false;
+  #commits = 0;
+
+  constructor(db: GroupCommitConnection, lock: TurnLock, assertOpen: () => void) {
+    this.#db = db;
+    this.#lock = lock;
+    this.#assertOpen = assertOpen;
+  }
+
+  /** Write transactions committed so far (a batch of several counts once). */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  /** Runs `work` in the next batch; settles with its outcome once that batch has committed. */
+  submit<T>(work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, inCaller: AsyncLocalStorage.snapshot(), resolve: resolve as (value: unknown) => void, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#pending || this.#queue.length === 0) return;
+    this.#pending = true;
+    setImmediate(() => void this.#runBatch());
+  }
+
+  async #runBatch(): Promise<void> {
+    const release = await this.#lock.acquire();
+    const batch: Write[] = [];
+    let failure: { error: unknown } | undefined;
+    try {
+      this.#assertOpen();
+      this.#db.exec('BEGIN IMMEDIATE');
+      while (this.#queue.length > 0 && batch.length < MAX_GROUP_COMMIT) {
+        const write = this.#queue.shift()!;
+        batch.push(write);
+        await this.#runWrite(write);
+        if (!this.#db.isTransaction) {
+          // SQLite ended the transaction itself: the earlier writes of the batch are gone too.
+          const cause = write.outcome!.ok ? undefined : (write.outcome as { error: unknown }).error;
+          failure = { error: new Error('The write was rolled back: SQLite ended its group-commit transaction.', { cause }) };
+          break;
+        }
+      }
+      if (failure === undefined) {
+        this.#db.exec('COMMIT');
+        this.#commits++;
+      }
+    } catch (error) {
+      failure = { error };
+      try {
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      } catch {
+        // Nothing more to undo: the writes fail with the first error either way.
+      }
+    } finally {
+      release();
+    }
+    if (batch.length === 0 && failure !== undefined) {
+      // Could not even begin (closed store, another process holding the write lock too long):
+      // the writes that were waiting get the error.
+      batch.push(...this.#queue.splice(0, MAX_GROUP_COMMIT));
+    }
+    for (const write of batch) {
+      if (failure !== undefined && write.outcome?.ok !== false) write.reject(failure.error);
+      else if (write.outcome!.ok) write.resolve(write.outcome!.value);
+      else write.reject(write.outcome!.error);
+    }
+    this.#pending = false;
+    this.#schedule();
+  }
+
+  async #runWrite(write: Write): Promise<void> {
+    this.#db.exec(`SAVEPOINT ${SAVEPOINT}`);
+    try {
+      write.outcome = { ok: true, value: await write.inCaller(write.work) };
+      this.#db.exec(`RELEASE ${SAVEPOINT}`);
+    } catch (error) {
+      write.outcome = { ok: false, error };
+      if (this.#db.isTransaction) {
+        this.#db.exec(`ROLLBACK TO ${SAVEPOINT}`);
+        this.#db.exec(`RELEASE ${SAVEPOINT}`);
+      }
+    }
+  }
+}

@@ -12,6 +12,7 @@ import { parseConfig } from '../../src/config/index.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { ServerFrame } from '../../src/service/push/protocol.ts';
+import { splitFrames } from '../../src/service/push/protocol.ts';
 
 describe('host with the local chat (no Twitch credentials)', () => {
   const stdin = new PassThrough();
@@ -34,7 +35,7 @@ describe('host with the local chat (no Twitch credentials)', () => {
     });
     const [main] = await running.service.listOverlays(running.account.id);
     socket = new WebSocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
-    socket.on('message', (data) => frames.push(JSON.parse(String(data)) as ServerFrame));
+    socket.on('message', (data) => frames.push(...splitFrames(String(data)).map((text) => JSON.parse(text) as ServerFrame)));
     await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
   });
 

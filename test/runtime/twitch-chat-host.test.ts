@@ -12,6 +12,7 @@ import { parseConfig } from '../../src/config/index.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { ServerFrame } from '../../src/service/push/protocol.ts';
+import { splitFrames } from '../../src/service/push/protocol.ts';
 import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
 
 const MOD = { login: 'modguy', mod: true };
@@ -21,7 +22,7 @@ const VIEWER = { login: 'viewer_one', userId: '1001' };
 function overlaySocket(url: string) {
   const frames: ServerFrame[] = [];
   const socket = new WebSocket(url);
-  socket.on('message', (data) => frames.push(JSON.parse(String(data)) as ServerFrame));
+  socket.on('message', (data) => frames.push(...splitFrames(String(data)).map((text) => JSON.parse(text) as ServerFrame)));
   const waitFor = async (predicate: (frame: ServerFrame) => boolean, from = 0): Promise<ServerFrame> => {
     for (let i = 0; i < 400; i += 1) {
       const found = frames.slice(from).find(predicate);

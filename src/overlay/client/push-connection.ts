@@ -3,6 +3,7 @@
 // closes or falls silent (a browser cannot see WebSocket pings, so the server's heartbeat
 // frames are what the silence timer listens for).
 import type { ChatEvent, OverlayPageOptions, OverlayStyle, ServerFrame } from '../../service/push/protocol.ts';
+import { splitFrames } from '../../service/push/protocol.ts';
 
 export interface PushHandlers {
   /** A snapshot or an update: the whole style. `options` only comes with snapshots. */
@@ -62,13 +63,17 @@ export class PushConnection {
     socket.addEventListener('message', (message) => {
       if (socket !== this.#socket) return;
       this.#armSilenceTimer();
-      let frame: ServerFrame;
-      try {
-        frame = JSON.parse(String(message.data)) as ServerFrame;
-      } catch {
-        return; // not ours to interpret; the version check catches anything lost
+      for (const text of splitFrames(String(message.data))) {
+        let frame: ServerFrame;
+        try {
+          frame = JSON.parse(text) as ServerFrame;
+        } catch {
+          continue; // not ours to interpret; the version check catches anything lost
+        }
+        // A frame can close this connection (a gap asks for a resync, not a reconnect, but be safe).
+        if (socket !== this.#socket) return;
+        this.#receive(frame);
       }
-      this.#receive(frame);
     });
     socket.addEventListener('close', () => {
       if (socket !== this.#socket) return;

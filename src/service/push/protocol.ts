@@ -106,6 +106,17 @@ export interface HeartbeatFrame {
 
 export type ServerFrame = SnapshotFrame | UpdateFrame | ChatFrame | HeartbeatFrame;
 
+/**
+ * Frames the server queues in the same event-loop turn go out in one WebSocket message, one
+ * JSON frame per line, in order (JSON text never holds a raw newline, so the split is exact).
+ */
+export const FRAME_SEPARATOR = '\n';
+
+/** The JSON texts of the frames in one server message. */
+export function splitFrames(message: string): string[] {
+  return message.split(FRAME_SEPARATOR);
+}
+
 /** The only client -> server frame: ask for a fresh snapshot (after a version gap). */
 export interface ResyncFrame { type: 'resync' }
 

@@ -13,12 +13,16 @@
 // messages (it sees the version gap and resyncs once it catches up); a frame that may not be
 // dropped (style, moderation) closes it with 4008 instead. Pings every `heartbeatMs` end
 // sockets that did not answer the previous one.
+//
+// Frames for a socket queue in its outbox and go out once per event-loop turn, several in one
+// WebSocket message (one frame per line, protocol.ts joinFrames): a busy chat then costs one
+// write per socket and turn, not one per line, which was most of the host's cost per chat line.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import type { ChatEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
-import { CLOSE_CODES } from './protocol.ts';
+import { CLOSE_CODES, FRAME_SEPARATOR } from './protocol.ts';
 import type { PushSource, PushSourceEvent } from './push-source.ts';
 
 export interface PushGatewayOptions {
@@ -80,6 +84,9 @@ interface Client {
   ready: boolean;
   /** Answered the last ping. */
   alive: boolean;
+  /** Frames waiting for this turn's flush, in order. */
+  outbox: Buffer[];
+  outboxBytes: number;
 }
 
 interface PendingRead {
@@ -124,6 +131,9 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   /** Last version each overlay reached, so a channel made again continues from it. */
   const lastVersions = new Map<number, number>();
   let closed = false;
+  /** Clients with frames in their outbox; all flushed together at the end of the turn. */
+  const unflushed = new Set<Client>();
+  let flushScheduled = false;
 
   const unsubscribe = source.subscribe((event) => onServiceEvent(event));
   const heartbeat = setInterval(beat, heartbeatMs);
@@ -182,7 +192,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
 
   function accept(socket: WebSocket, overlayId: number, accountId: number, storeVersion: number | undefined): void {
     const channel = channelFor(overlayId, accountId);
-    const client: Client = { socket, channel, ready: false, alive: true };
+    const client: Client = { socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0 };
     channel.clients.add(client);
     socket.on('pong', () => { client.alive = true; });
     socket.on('message', (data, isBinary) => onClientFrame(client, data, isBinary));
@@ -290,10 +300,12 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   }
 
   function pushChatEvent(accountId: number, event: ChatEvent): void {
+    const accountChannels = channelsByAccount.get(accountId);
+    if (accountChannels === undefined) return;
     const eventJson = JSON.stringify(event);
     // Only plain messages may be dropped: a missed removal would leave removed text on stream.
     const droppable = event.type === 'message';
-    for (const channel of channelsByAccount.get(accountId) ?? []) {
+    for (const channel of accountChannels) {
       channel.version++;
       const frame = encode(`{"type":"chat","version":${channel.version},"event":${eventJson}}`);
       for (const client of channel.clients) {
@@ -305,13 +317,32 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   }
 
   function fits(client: Client, frame: Buffer): boolean {
-    return client.socket.bufferedAmount + frame.byteLength <= maxBufferedBytes;
+    return client.socket.bufferedAmount + client.outboxBytes + queuedSize(client, frame) <= maxBufferedBytes;
   }
 
+  /** Queues a frame for the end of this turn (flush). */
   function send(client: Client, frame: Buffer): void {
-    client.socket.send(frame, TEXT_FRAME);
-    const buffered = client.socket.bufferedAmount;
-    if (buffered > stats.maxBufferedSeen) stats.maxBufferedSeen = buffered;
+    client.outboxBytes += queuedSize(client, frame);
+    client.outbox.push(frame);
+    unflushed.add(client);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  }
+
+  function flush(): void {
+    flushScheduled = false;
+    for (const client of unflushed) {
+      const frames = client.outbox;
+      client.outbox = [];
+      client.outboxBytes = 0;
+      if (frames.length === 0 || client.socket.readyState !== WebSocket.OPEN) continue;
+      client.socket.send(frames.length === 1 ? frames[0]! : joinFrames(frames), TEXT_FRAME);
+      const buffered = client.socket.bufferedAmount;
+      if (buffered > stats.maxBufferedSeen) stats.maxBufferedSeen = buffered;
+    }
+    unflushed.clear();
   }
 
   function sendOrDrop(client: Client, frame: Buffer): void {
@@ -329,6 +360,8 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     }
     stats.slowClosed++;
     client.ready = false;
+    client.outbox = [];
+    client.outboxBytes = 0;
     client.socket.close(CLOSE_CODES.tooSlow, 'Reading too slowly; reconnect for a fresh snapshot.');
     // The close frame waits behind the unread bytes; do not wait for it for long.
     setTimeout(() => client.socket.terminate(), closeGraceMs).unref();
@@ -355,6 +388,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    flush(); // what was queued goes out before the close frame
     unsubscribe();
     const closing: Promise<void>[] = [];
     for (const channel of channels.values()) {
@@ -389,6 +423,22 @@ function encode(frame: string): Buffer {
 }
 
 const TEXT_FRAME = Object.freeze({ binary: false });
+const SEPARATOR = Buffer.from(FRAME_SEPARATOR, 'utf8');
+
+/** What a frame adds to the client's next message: itself, and a separator after an earlier one. */
+function queuedSize(client: { outbox: readonly Buffer[] }, frame: Buffer): number {
+  return frame.byteLength + (client.outbox.length > 0 ? SEPARATOR.byteLength : 0);
+}
+
+/** Several encoded frames as one message body, one per line. */
+function joinFrames(frames: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const frame of frames) {
+    if (parts.length > 0) parts.push(SEPARATOR);
+    parts.push(frame);
+  }
+  return Buffer.concat(parts);
+}
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));

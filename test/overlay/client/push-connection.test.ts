@@ -84,6 +84,16 @@ describe('PushConnection (page side)', () => {
     expect(received).toEqual([{ type: 'resync' }]); // one resync, none for the matching heartbeat
   });
 
+  it('applies every frame of a message that carries several, one per line, in order', async () => {
+    peer = await scriptedPeer();
+    const rec = recorder();
+    start(peer.url, rec.handlers);
+    const socket = await peer.next();
+    socket.send([snapshot(20), chat(21, 'one'), chat(22, 'two'), chat(23, 'three')].map((frame) => JSON.stringify(frame)).join('\n'));
+    await rec.until('chat:three');
+    expect(rec.log.filter((e) => e.startsWith('chat:'))).toEqual(['chat:one', 'chat:two', 'chat:three']);
+  });
+
   it('asks for a snapshot when a heartbeat shows a newer version', async () => {
     peer = await scriptedPeer();
     const rec = recorder();

@@ -152,6 +152,27 @@ describe('push gateway', () => {
     for (const { socket } of [main!, synced!, other]) socket.close();
   });
 
+  it('sends the frames of one event-loop turn as one message, one frame per line in version order', async () => {
+    const raw = new WebSocket(`${server.origin.replace(/^http/, 'ws')}/overlay/${server.main.token}/ws`);
+    const messages: string[] = [];
+    raw.on('message', (data) => messages.push(String(data)));
+    await once(raw, 'open');
+    await expect.poll(() => messages.length).toBe(1);
+    const snapshotVersion = (JSON.parse(messages[0]!) as { version: number }).version;
+    for (let i = 0; i < 5; i++) server.gateway.pushChatEvent(server.accountId, message(`burst-${i}`));
+    await expect.poll(() => messages.length).toBe(2);
+    const lines = messages[1]!.split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines.map((line) => JSON.parse(line) as { version: number; event: { id: string } })
+      .map((frame) => [frame.version, frame.event.id]))
+      .toEqual([0, 1, 2, 3, 4].map((i) => [snapshotVersion + i + 1, `burst-${i}`]));
+    // A later turn is a message of its own.
+    server.gateway.pushChatEvent(server.accountId, { type: 'chat-cleared' });
+    await expect.poll(() => messages.length).toBe(3);
+    expect(JSON.parse(messages[2]!)).toEqual({ type: 'chat', version: snapshotVersion + 6, event: { type: 'chat-cleared' } });
+    raw.close();
+  });
+
   it('gives a reconnecting client a snapshot with what changed while it was away, and a fresh snapshot on resync', async () => {
     const first = await connect(server.main.token);
     first.socket.close();

@@ -8,6 +8,7 @@ import { apiServerOptions, registerApi } from '../../../src/service/http/index.t
 import { registerOverlayServer } from '../../../src/overlay/overlay-server.ts';
 import type { OverlayServerOptions } from '../../../src/overlay/overlay-server.ts';
 import type { ServerFrame } from '../../../src/service/push/protocol.ts';
+import { splitFrames } from '../../../src/service/push/protocol.ts';
 import type { PushGateway } from '../../../src/service/push/push-gateway.ts';
 import { servicePushSource } from '../../../src/service/push/service-push-source.ts';
 import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../../../src/service/settings/templates.ts';
@@ -120,10 +121,12 @@ export class OverlaySocket {
   constructor(origin: string, token: string, options: { autoPong?: boolean } = {}) {
     this.socket = new WebSocket(`${origin.replace(/^http/, 'ws')}/overlay/${token}/ws`, { autoPong: options.autoPong ?? true });
     this.socket.on('message', (data) => {
-      const frame = JSON.parse(String(data)) as ServerFrame;
-      const waiter = this.#waiters.shift();
-      if (waiter !== undefined) waiter(frame);
-      else this.#frames.push(frame);
+      for (const text of splitFrames(String(data))) {
+        const frame = JSON.parse(text) as ServerFrame;
+        const waiter = this.#waiters.shift();
+        if (waiter !== undefined) waiter(frame);
+        else this.#frames.push(frame);
+      }
     });
     this.closed = new Promise((resolve) => {
       this.socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));

@@ -41,10 +41,15 @@ function sameStamp(a: OverlayVersionRecord, b: OverlayVersionRecord): boolean {
     && a.templateId === b.templateId && a.name === b.name && a.id === b.id;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+/**
+ * Freezes `value` and everything it holds. An object frozen already is still walked (a frozen
+ * outer object may hold unfrozen ones); `seen` stops at objects met before, so cycles end.
+ */
+function deepFreeze<T>(value: T, seen = new Set<object>()): T {
+  if (typeof value === 'object' && value !== null && !seen.has(value)) {
+    seen.add(value);
     Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
+    for (const inner of Object.values(value)) deepFreeze(inner, seen);
   }
   return value;
 }
@@ -72,6 +77,11 @@ export class TemplateViewCache {
     this.#entries.delete(stamp.id);
     this.#entries.set(stamp.id, entry);
     return entry;
+  }
+
+  /** `view` in the cache's shape, frozen alike, without keeping it. */
+  uncached(stamp: OverlayVersionRecord, view: TemplateSettingsView): CachedTemplateView {
+    return new Entry(stamp, view);
   }
 
   /** Keeps `view` (built from `stamp`) in place of the overlay's older one; freezes it. */

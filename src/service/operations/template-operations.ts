@@ -47,9 +47,12 @@ export function createTemplateOperations(context: ServiceContext, options: { vie
   async function cachedView(accountId: number, presetId: number | undefined): Promise<CachedTemplateView> {
     const id = lookupId(presetId);
     const missing = () => notFound(id === null ? NO_DEFAULT_OVERLAY : OVERLAY_NOT_FOUND);
+    // Inside a write transaction the rows may yet be rolled back (and their version or id be
+    // used again by other rows): such a view is built fresh and never cached.
+    const cacheable = !store.inTransaction();
     const stamp = await store.findOverlayVersion(accountId, id);
     if (stamp === null) throw missing();
-    const cached = views.get(stamp);
+    const cached = cacheable ? views.get(stamp) : undefined;
     if (cached !== undefined) return cached;
     // A separate read, so it may see a newer version than `stamp`: the view is cached under the
     // stamp of the rows it was built from, never under the older one.
@@ -58,7 +61,8 @@ export function createTemplateOperations(context: ServiceContext, options: { vie
     const { overlay, source } = found;
     const built = { id: overlay.id, templateId: overlay.templateId, name: overlay.name, syncSourceId: overlay.syncSourceId,
       version: overlay.version, sourceVersion: source === null ? null : source.version };
-    return views.set(built, templateSettingsView(templates.byId(overlay.templateId), overlay, source));
+    const view = templateSettingsView(templates.byId(overlay.templateId), overlay, source);
+    return cacheable ? views.set(built, view) : views.uncached(built, view);
   }
 
   /** The view is shared and deeply frozen (copy it to change it). */

@@ -247,6 +247,10 @@ function createStore(db: DatabaseSync, location: string): SqliteStore {
       const body = (frame: Frame) => fn(handleFor(frame, writeHandle));
       return parent === undefined ? outermostWrite(body) : nested(parent, false, body);
     },
+    inTransaction(): boolean {
+      const frame = currentFrame();
+      return frame !== undefined && !frame.readOnly;
+    },
     read<T>(fn: (reader: StoreReader) => Promise<T>): Promise<T> {
       const parent = currentFrame();
       // Inside a transaction the enclosing view already is consistent (and sees its own writes).

@@ -149,6 +149,11 @@ export interface Store extends StoreReader {
   transaction<T>(fn: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /** Runs `fn` against one consistent view of the data (several reads, no writes). */
   read<T>(fn: (reader: StoreReader) => Promise<T>): Promise<T>;
+  /**
+   * True inside `fn` of a `transaction` not yet committed: what is read there may still be
+   * rolled back, so it must not be cached as the committed state.
+   */
+  inTransaction(): boolean;
   close(): Promise<void>;
 }
 

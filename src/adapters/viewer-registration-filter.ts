@@ -1,6 +1,12 @@
 // Which chatters still need registering: every chat line names its chatter, but the service only
-// needs to hear of one again when the login or display name changed. Remembers the most recent
-// `maxEntries` chatters (least recently seen forgotten first), so memory stays bounded.
+// needs to hear of one again when the login or display name changed.
+//
+// Memory stays bounded with two generations instead of an exact LRU: chatters are remembered in
+// the current generation until it holds half of `maxEntries`, then it becomes the previous one
+// (the one before is forgotten) and a new one starts; a chatter found in the previous generation
+// moves back to the current one. So every chatter among the most recent maxEntries / 2 is
+// remembered, never more than maxEntries are, and a line costs one or two Map reads, where an
+// exact LRU's delete-and-reinsert on every line was a measurable share of a chat line's cost.
 import type { ViewerIdentity } from './chat-event-mapping.ts';
 
 export interface ViewerRegistrationFilter {
@@ -10,21 +16,44 @@ export interface ViewerRegistrationFilter {
   forget(twitchUserId: string): void;
 }
 
+interface KnownName {
+  login: string;
+  displayName: string;
+}
+
 export function createViewerRegistrationFilter(maxEntries = 10_000): ViewerRegistrationFilter {
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError(`maxEntries must be a whole number of 1 or more, got ${maxEntries}`);
-  // Map keeps insertion order: re-inserting on each sighting makes the first key the stalest.
-  const seen = new Map<string, string>();
+  if (!Number.isInteger(maxEntries) || maxEntries < 2) throw new RangeError(`maxEntries must be a whole number of 2 or more, got ${maxEntries}`);
+  const generationSize = Math.floor(maxEntries / 2);
+  let current = new Map<string, KnownName>();
+  let previous = new Map<string, KnownName>();
+
+  const remember = (twitchUserId: string, name: KnownName): void => {
+    if (current.size >= generationSize && !current.has(twitchUserId)) {
+      previous = current;
+      current = new Map();
+    }
+    current.set(twitchUserId, name);
+  };
+
   return {
     needsRegistering(viewer) {
-      const key = `${viewer.login}\u0000${viewer.displayName ?? ''}`;
-      const known = seen.get(viewer.twitchUserId);
-      seen.delete(viewer.twitchUserId);
-      seen.set(viewer.twitchUserId, key);
-      if (seen.size > maxEntries) seen.delete(seen.keys().next().value!);
-      return known !== key;
+      const id = viewer.twitchUserId;
+      const displayName = viewer.displayName ?? '';
+      let known = current.get(id);
+      if (known === undefined) {
+        known = previous.get(id);
+        if (known !== undefined) {
+          previous.delete(id);
+          remember(id, known);
+        }
+      }
+      if (known !== undefined && known.login === viewer.login && known.displayName === displayName) return false;
+      remember(id, { login: viewer.login, displayName });
+      return true;
     },
     forget(twitchUserId) {
-      seen.delete(twitchUserId);
+      current.delete(twitchUserId);
+      previous.delete(twitchUserId);
     },
   };
 }

@@ -20,15 +20,20 @@ describe('viewer registration filter', () => {
     expect(filter.needsRegistering(alice)).toBe(true);
   });
 
-  it('keeps at most maxEntries chatters, forgetting the least recently seen', () => {
-    const filter = createViewerRegistrationFilter(2);
+  it('remembers every chatter among the last maxEntries / 2, forgets older ones, and never holds more than maxEntries', () => {
+    const filter = createViewerRegistrationFilter(4);
     const viewer = (id: string) => ({ twitchUserId: id, login: `v${id}` });
-    filter.needsRegistering(viewer('1'));
-    filter.needsRegistering(viewer('2'));
-    filter.needsRegistering(viewer('1'));
-    filter.needsRegistering(viewer('3'));
-    expect(filter.needsRegistering(viewer('1'))).toBe(false);
-    expect(filter.needsRegistering(viewer('2'))).toBe(true);
-    expect(() => createViewerRegistrationFilter(0)).toThrow(RangeError);
+    const seen = (id: string) => !filter.needsRegistering(viewer(id));
+    for (const id of ['1', '2']) expect(seen(id)).toBe(false);
+    expect(seen('1')).toBe(true);
+    for (const id of ['3', '4']) expect(seen(id)).toBe(false); // 1 and 2 are now the previous generation
+    expect(seen('1')).toBe(true); // found there, and moved back to the current one (3 and 4 become the previous)
+    expect(seen('2')).toBe(false); // its generation was dropped: forgotten, registered again
+    expect(seen('3')).toBe(true); // previous generation (3, 4) again; moving 3 back drops 4's with it...
+    expect(seen('4')).toBe(false); // ...as 4 is no longer among the last two remembered (2, 3)
+    // With a bound of 4, a fifth distinct chatter always pushes someone out.
+    for (const id of ['5', '6', '7', '8']) filter.needsRegistering(viewer(id));
+    expect(['1', '2', '3', '4', '5', '6', '7', '8'].filter((id) => seen(id)).length).toBeLessThanOrEqual(4);
+    expect(() => createViewerRegistrationFilter(1)).toThrow(RangeError);
   });
 });

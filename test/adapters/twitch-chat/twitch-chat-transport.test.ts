@@ -190,6 +190,19 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(logs.entries.some((entry) => entry.msg === 'Twitch chat reconnected: rejoining channels')).toBe(true);
   });
 
+  it("logs a msg_* NOTICE as the bot's line Twitch did not deliver, and other notices as information", async () => {
+    const { transport, logs } = await connected();
+    await transport.say(CHANNEL, 'a line Twitch will refuse');
+    irc.sendNotice(CHANNEL, 'msg_duplicate', 'Your message was not sent because it is identical to the previous one you sent.');
+    await expect.poll(() => logs.entries.find((entry) => entry.msg?.startsWith("Twitch did not deliver the bot's message"))).toMatchObject({
+      level: LEVEL.warn, channel: CHANNEL, msgId: 'msg_duplicate', line: 'a line Twitch will refuse',
+    });
+    irc.sendNotice(CHANNEL, 'emote_only_on', 'This room is now in emote-only mode.');
+    await expect.poll(() => logs.entries.find((entry) => entry.msgId === 'emote_only_on')).toMatchObject({
+      level: LEVEL.info, msg: `Twitch chat notice in #${CHANNEL}: This room is now in emote-only mode.`,
+    });
+  });
+
   it('reconnects and rejoins when Twitch sends RECONNECT', async () => {
     const { transport, states } = await connected();
     const mark = irc.joins.length;

@@ -8,7 +8,8 @@
 // apart, and the median of those ratios counts. Also printed: each server's CPU time per
 // request (steadier than throughput on a busy machine), how many writes each SQLite COMMIT
 // carried (group commit), and the service's own cost per call, in process.
-// Aims: GET throughput >= 0.6x raw, PUT >= 0.3x raw.
+// Aims: GET throughput >= 0.6x raw, PUT >= 0.3x raw. `npm run bench:api -- --cpu-prof` also
+// writes CPU profiles of the chatskin servers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,11 @@ import { runLoad } from './helpers/load-generator.ts';
 import type { LoadResult, LoadSpec } from './helpers/load-generator.ts';
 import { startServerProcess } from './helpers/server-process.ts';
 import type { ServerProcess } from './helpers/server-process.ts';
+
+/** `--cpu-prof`: the chatskin servers write .cpuprofile files into a temp folder (printed at the end). */
+const PROFILE_DIR = process.argv.includes('--cpu-prof') ? mkdtempSync(path.join(tmpdir(), 'chatskin-api-prof-')) : null;
+const profileFlags = (name: string): string[] =>
+  (PROFILE_DIR === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`]);
 
 const CONCURRENCY = 32;
 const ROUNDS = 7;
@@ -169,9 +175,9 @@ async function main(): Promise<void> {
     const costFull = await serviceCost(dbPath, key, 'FULL');
     const costNormal = await serviceCost(normalDbPath, normalKey, 'NORMAL');
 
-    const chatskin = await startServerProcess({ kind: 'chatskin', dbPath });
+    const chatskin = await startServerProcess({ kind: 'chatskin', dbPath }, profileFlags('full'));
     servers.push(chatskin);
-    const chatskinNormal = await startServerProcess({ kind: 'chatskin', dbPath: normalDbPath, synchronous: 'NORMAL' });
+    const chatskinNormal = await startServerProcess({ kind: 'chatskin', dbPath: normalDbPath, synchronous: 'NORMAL' }, profileFlags('normal'));
     servers.push(chatskinNormal);
     const headers = { 'user-agent': 'chatskin-bench/1.0', accept: 'application/json', authorization: `Bearer ${key}` };
     const writeHeaders = { ...headers, 'content-type': 'application/json' };
@@ -222,6 +228,7 @@ async function main(): Promise<void> {
     for (const method of ['GET', 'PUT'] as const) {
       console.log(`${method}: ${ratios[method] >= AIMS[method] ? 'meets' : 'BELOW'} the aim (${ratios[method].toFixed(2)}x vs ${AIMS[method]}x)`);
     }
+    if (PROFILE_DIR !== null) console.log(`CPU profiles of the chatskin servers: ${PROFILE_DIR}`);
     console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     if (errors > 0) {
       console.error(`${errors} requests did not answer 200`);

@@ -36,6 +36,11 @@ export interface CommandRouterOptions {
 }
 
 export interface CommandRouter {
+  /**
+   * False when `text` cannot be a command (it does not hold the prefix anywhere): a cheap test
+   * that lets the host skip reading the chatter's tags for the great majority of chat lines.
+   */
+  couldBeCommand(text: string): boolean;
   route(message: IncomingChatMessage, send: SendToSource): Promise<RouteResult>;
 }
 
@@ -46,7 +51,12 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
   const { prefix, registry, clock, logger } = options;
   const prefixLower = prefix.toLowerCase();
 
+  const caseless = prefix.toLowerCase() === prefix.toUpperCase();
+
   return {
+    couldBeCommand(text) {
+      return caseless ? text.includes(prefix) : text.toLowerCase().includes(prefixLower);
+    },
     async route(message, send) {
       const text = message.text.replace(TAG_CHARACTERS, '').trim();
       if (text.slice(0, prefix.length).toLowerCase() !== prefixLower) return 'not-a-command';

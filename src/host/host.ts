@@ -137,7 +137,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       queues.get(transport)!.setBotState(event.channel, event.tags);
       return;
     }
-    if (event.type !== 'message' || event.self) return;
+    if (event.type !== 'message' || event.self || !router.couldBeCommand(event.text)) return;
     const user = chatUserFromTags(event.tags);
     if (!user) return;
     const channel = normalizeChannel(event.channel);

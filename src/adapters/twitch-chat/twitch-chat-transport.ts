@@ -312,15 +312,18 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       `Twitch did not deliver the bot's message in #${channel} (${msgId}): ${text}`);
   };
 
+  // Runs for every line (chat too), so it looks at nothing before the command says it is one of its own.
   const onRawMessage = (message: RawIrcMessage): void => {
-    const channel = normalizeChannel(message.params[0] ?? '');
     switch (message.command) {
-      case 'USERSTATE':
+      case 'USERSTATE': {
         // tmi.js has no userstate event; it parses these tags (badges, flags) right after this
-        // event, in the same turn, so they are read once that is done.
+        // tap, in the same turn, so they are read once that is done.
+        const channel = normalizeChannel(message.params[0] ?? '');
         if (channels.includes(channel)) queueMicrotask(() => onUserstate(channel, { ...message.tags } as ChatTags));
         break;
+      }
       case 'NOTICE': {
+        const channel = normalizeChannel(message.params[0] ?? '');
         const msgId = message.tags['msg-id'];
         if (typeof msgId === 'string' && channels.includes(channel)) onNotice(channel, msgId, message.params[1] ?? '');
         break;

@@ -114,6 +114,37 @@ describe('FakeEventSub wire protocol', () => {
     await client.next('session_keepalive', (m) => client.messages.indexOf(m) >= count);
   });
 
+  it('keeps a silenced (half-dead) session\'s socket open but lets nothing through, until the client closes it', async () => {
+    const fake = await startEventSub({ keepaliveIntervalMs: 10, closeUnusedAfterMs: false });
+    const client = rawClient(fake.url);
+    const sessionId = await client.sessionId();
+    const subscription = subscribe(fake, sessionId);
+    await client.next('session_keepalive');
+    fake.silenceSession(sessionId);
+    const [lost] = fake.sendRedemptionAdd(redemptionEvent('lost'));
+    expect(lost).toMatchObject({ sessionId, subscriptionId: subscription.id, delivered: false });
+    await new Promise((resolve) => setTimeout(resolve, 30)); // let an in-flight keepalive land
+    const count = client.messages.length;
+    await new Promise((resolve) => setTimeout(resolve, 100)); // ten keepalive intervals
+    expect(client.messages.length).toBe(count);
+    expect(client.messages.some((m) => m.metadata['message_type'] === 'notification')).toBe(false);
+    // Open on both ends; to the fake the session is still there, its subscription enabled.
+    expect(client.ws.readyState).toBe(WebSocket.OPEN);
+    expect(fake.sessions[0]).toMatchObject({ id: sessionId, status: 'connected', openSockets: 1, silent: true });
+    expect(subscription.status).toBe('enabled');
+
+    // A new connection is not silenced.
+    const other = rawClient(fake.url);
+    const otherId = await other.sessionId();
+    await other.next('session_keepalive');
+    expect(fake.sessions[1]).toMatchObject({ id: otherId, silent: false });
+
+    // Only the client ends it.
+    client.ws.close();
+    await fake.waitForDisconnect(sessionId);
+    expect(subscription.status).toBe('websocket_disconnected');
+  });
+
   it('closes with 4001 when the client sends anything', async () => {
     const fake = await startEventSub();
     const client = rawClient(fake.url);

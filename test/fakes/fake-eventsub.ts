@@ -30,6 +30,9 @@
  *   new one is welcomed, then to the new one; nothing is dropped. If the client does not
  *   close the old socket within `reconnectGraceMs`, the fake closes it with 4004.
  * - revocation: payload.subscription with the revoked status.
+ * - a half-dead connection: `silenceSession()` keeps the socket open but lets nothing more
+ *   through (keepalives and notifications are lost, `delivered: false`), as when a NAT or proxy
+ *   drops a flow without closing it; the client has to notice by its keepalive timeout.
  * - duplicate delivery: `redeliver(messageId)` resends the identical message.
  * - close codes (EVENTSUB_CLOSE): 4001 when a client sends anything; 4003 when a new
  *   session has no subscription within `closeUnusedAfterMs`; 4004 grace expired;
@@ -47,6 +50,7 @@
  *   .requestReconnect(sessionId?)   -> Promise<void> (resolves when the new socket is welcomed)
  *   .revoke(subscriptionId, status?) / .redeliver(messageId) / .sendKeepalive(sessionId?)
  *   .closeSession(sessionId, code, reason?) / .dropAllConnections() / .setKeepalivesPaused(paused)
+ *   .silenceSession(sessionId?)   (half-dead: socket open, nothing sent any more)
  *   .waitForSession(opts?) / .waitForSubscription(type, opts?) / .waitForDisconnect(sessionId, opts?)
  *   .close()
  */
@@ -155,6 +159,8 @@ export interface SessionInfo {
   openSockets: number;
   /** How many times the session moved to a new socket. */
   reconnects: number;
+  /** silenceSession() was called: its socket stays open but nothing reaches the client. */
+  silent: boolean;
 }
 
 export interface Delivery {
@@ -189,6 +195,8 @@ interface Session {
   baseUrl: string;
   reconnectToken: string | null;
   reconnects: number;
+  /** Half-dead: nothing is sent to the socket any more (see silenceSession). */
+  silent: boolean;
   /** Messages held while between sockets during a reconnect. */
   held: Array<{ text: string; delivery: Delivery }>;
   keepaliveTimer: NodeJS.Timeout | undefined;
@@ -287,6 +295,7 @@ export class FakeEventSub {
       connectedAt: s.connectedAt,
       openSockets: (s.socket ? 1 : 0) + s.retiring.size,
       reconnects: s.reconnects,
+      silent: s.silent,
     }));
   }
 
@@ -402,6 +411,20 @@ export class FakeEventSub {
   /** Stops (or resumes) automatic keepalives, to test the client's keepalive timeout. */
   setKeepalivesPaused(paused: boolean): void {
     this.#keepalivesPaused = paused;
+  }
+
+  /**
+   * The connection goes half-dead (default: every live session): its socket stays open and the
+   * session stays `connected`, but from now on nothing reaches the client, neither keepalives nor
+   * notifications (their deliveries say `delivered: false`: lost, as on Twitch when the flow is
+   * gone). Only the client can end it, by closing the socket once its keepalive timeout passed;
+   * the session then ends as any closed one. Sessions opened later are not silenced.
+   */
+  silenceSession(sessionId?: string): void {
+    for (const session of this.#targetSessions(sessionId)) {
+      session.silent = true;
+      clearTimeout(session.keepaliveTimer);
+    }
   }
 
   /**
@@ -550,6 +573,7 @@ export class FakeEventSub {
       baseUrl,
       reconnectToken: null,
       reconnects: 0,
+      silent: false,
       held: [],
       keepaliveTimer: undefined,
       unusedTimer: undefined,
@@ -679,6 +703,8 @@ export class FakeEventSub {
   }
 
   #transmit(session: Session, text: string, delivery: Delivery): void {
+    // Half-dead: the message is lost on the way and no keepalive follows.
+    if (session.silent) return;
     const ws = session.socket;
     if (ws && ws.readyState === ws.OPEN) {
       ws.send(text);

@@ -52,6 +52,8 @@ export interface WorldOptions {
   reconcileIntervalSeconds?: number;
   /** Default: every line (debug) kept in `logs`. */
   logger?: Logger;
+  /** How often the host looks at its token file (default: the host's, 5 s). */
+  tokenFileCheckMs?: number;
 }
 
 export interface UnlockCall {
@@ -186,7 +188,9 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
         config = baseConfig(configChanges.rewards);
         world.config = config;
       }
-      world.redemptions = await startTwitchRedemptions({ config, host, ledger, logger });
+      world.redemptions = await startTwitchRedemptions({
+        config, host, ledger, logger, ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
+      });
       return world.redemptions;
     },
     async settled() {

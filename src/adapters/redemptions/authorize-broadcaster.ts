@@ -1,6 +1,7 @@
 // `chatskin twitch auth`: obtains the broadcaster's token with the scopes redemptions need,
 // through the device code flow (no browser on the host, no redirect URL), checks whose token it
-// is, and saves it to twitch.broadcaster.tokenFile (0600), where the host picks it up.
+// is, and saves it to twitch.broadcaster.tokenFile (0600), where the host picks it up (a running
+// host too: it looks at the file every few seconds).
 import type { Config } from '../../config/config-schema.ts';
 import { redemptionSettings } from '../../config/config-schema.ts';
 import { runDeviceCodeFlow } from './device-code-flow.ts';
@@ -113,6 +114,6 @@ export async function authorizeBroadcaster(options: AuthorizeBroadcasterOptions)
     obtainmentTimestamp: token.obtainmentTimestamp,
   });
   print(`Saved the token of "${validation.login}" to ${settings.broadcaster.tokenFile} (readable by you only).`);
-  print('Start chatskin (or restart it) to create the rewards and handle redemptions.');
+  print('Start chatskin to create the rewards and handle redemptions; a chatskin already handling them takes the new token over within seconds.');
   return { login: validation.login.toLowerCase(), userId: validation.userId, scopes: granted, tokenFile: settings.broadcaster.tokenFile };
 }

@@ -3,13 +3,23 @@
 // writes every refreshed token back to the file, so a restart starts from the newest one. A
 // refresh that fails is logged as an error saying what to do and shows in the status; it is never
 // swallowed (twurple then refuses the user's calls until the token is replaced).
+//
+// Replaced by whom: `chatskin twitch auth`, run while the host runs, writes a new token to the same
+// file. The file is looked at every few seconds (its mtime, size and inode; read only when one
+// changed) and after every refused refresh; a token there that this process neither loaded nor
+// wrote itself, of the same application and broadcaster, with the needed scopes, is taken over:
+// twurple forgets the refused refresh and uses it from the next call on. No restart.
+import { stat } from 'node:fs/promises';
 import { ApiClient } from '@twurple/api';
 import { RefreshingAuthProvider } from '@twurple/auth';
 import type { AccessToken } from '@twurple/auth';
 import type { Logger } from 'pino';
+import { systemClock } from '../../host/clock.ts';
+import type { Clock, ScheduledTimer } from '../../host/clock.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
+import { missingScopes } from './scopes.ts';
 import type { StoredBroadcasterToken } from './token-file.ts';
-import { writeBroadcasterToken } from './token-file.ts';
+import { readBroadcasterToken, writeBroadcasterToken } from './token-file.ts';
 import { describeTwitchError } from './twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
 
@@ -23,6 +33,8 @@ export interface BroadcasterAuthStatus {
   /** ISO time of the last successful refresh in this process. */
   lastRefreshAt: string | null;
   refreshes: number;
+  /** Tokens taken over from the token file while running (written there by `chatskin twitch auth`). */
+  reloads: number;
   /** What went wrong and what to do, when state is not ok. */
   error: string | null;
 }
@@ -33,7 +45,14 @@ export interface BroadcasterAuth {
   readonly userId: string;
   readonly login: string;
   status(): BroadcasterAuthStatus;
-  /** Waits until every refreshed token has been written. */
+  /**
+   * Looks at the token file now (the timer does every `tokenFileCheckMs`): takes over a new token
+   * another process saved there. True when it did.
+   */
+  checkTokenFile(): Promise<boolean>;
+  /** Stops looking at the token file. */
+  stop(): void;
+  /** Waits until every refreshed token has been written (and a look at the file under way is over). */
   flush(): Promise<void>;
 }
 
@@ -43,13 +62,28 @@ export interface BroadcasterAuthOptions {
   tokenFile: string;
   token: StoredBroadcasterToken;
   logger: Logger;
+  /** How often the token file is looked at for a token written by `chatskin twitch auth`. Default 5 000. */
+  tokenFileCheckMs?: number;
+  clock?: Clock;
+  /** After a token from the file was taken over (e.g. to subscribe again, or send owed statuses). */
+  onTokenReloaded?: () => void;
 }
 
+export const DEFAULT_TOKEN_FILE_CHECK_MS = 5000;
+
+/** For a host that could not start redemptions: it reads the token file only at start. */
 export const REAUTHORIZE_HINT = 'run `chatskin twitch auth` to authorize the channel again, then restart chatskin';
+/** For a running host, which watches the token file and takes a new token over. */
+export const REAUTHORIZE_RUNNING_HINT = 'run `chatskin twitch auth` to authorize the channel again; the running chatskin takes the new token over within seconds';
 
 export function createBroadcasterAuth(options: BroadcasterAuthOptions): BroadcasterAuth {
   const { token, logger } = options;
+  const clock = options.clock ?? systemClock;
   const log = logger.child({ component: 'twitch-auth', broadcaster: token.login });
+  /** The token in use; refreshed ones are saved on top of it. */
+  let current: StoredBroadcasterToken = token;
+  /** Every access token this process loaded, refreshed or took over: the file holding one of them is not news. */
+  const known = new Set<string>([token.accessToken]);
   const authProvider = new RefreshingAuthProvider({ clientId: options.clientId, clientSecret: options.clientSecret });
   authProvider.addUser(token.userId, {
     accessToken: token.accessToken,
@@ -60,24 +94,31 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   });
   const apiClient = new ApiClient({ authProvider, logger: twurpleLoggerOptions(logger) });
   const status: BroadcasterAuthStatus = {
-    state: 'ok', login: token.login, userId: token.userId, scopes: [...token.scope], lastRefreshAt: null, refreshes: 0, error: null,
+    state: 'ok', login: token.login, userId: token.userId, scopes: [...token.scope], lastRefreshAt: null, refreshes: 0, reloads: 0, error: null,
   };
   let saving: Promise<void> = Promise.resolve();
+  let checking: Promise<boolean> | null = null;
+  let stopped = false;
+  let timer: ScheduledTimer | null = null;
+  /** The file as last looked at (null: not yet); read again only when this changes. */
+  let seen: string | null = null;
 
   authProvider.onRefresh((userId: string, refreshed: AccessToken) => {
     if (userId !== token.userId) return;
     status.refreshes++;
     status.lastRefreshAt = new Date().toISOString();
     status.scopes = [...refreshed.scope];
+    known.add(refreshed.accessToken);
     const stored: StoredBroadcasterToken = {
-      ...token,
+      ...current,
       accessToken: refreshed.accessToken,
       // Twitch may hand out a new refresh token; the old one may then stop working.
-      refreshToken: refreshed.refreshToken ?? token.refreshToken,
+      refreshToken: refreshed.refreshToken ?? current.refreshToken,
       scope: [...refreshed.scope],
       expiresIn: refreshed.expiresIn,
       obtainmentTimestamp: refreshed.obtainmentTimestamp,
     };
+    current = stored;
     saving = saving.then(async () => {
       try {
         await writeBroadcasterToken(options.tokenFile, stored);
@@ -96,9 +137,90 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     if (userId !== token.userId) return;
     status.state = 'refresh-failed';
     // Only the status and Twitch's message: the error's own text quotes the refresh URL and its secrets.
-    status.error = `Twitch refused to refresh the broadcaster's token (${describeTwitchError(error).message}); ${REAUTHORIZE_HINT}`;
+    status.error = `Twitch refused to refresh the broadcaster's token (${describeTwitchError(error).message}); ${REAUTHORIZE_RUNNING_HINT}`;
     log.error(status.error);
+    // `chatskin twitch auth` may have saved a new token already.
+    void checkTokenFile();
   });
+
+  /** Why a token found in the file cannot be used, or null when it can. */
+  function unusable(found: StoredBroadcasterToken): string | null {
+    if (found.clientId !== options.clientId) return `it was issued to the client id ${found.clientId}, not twitch.clientId`;
+    if (found.userId !== token.userId) return `it belongs to "${found.login}", not the broadcaster "${token.login}"`;
+    const missing = missingScopes(found.scope);
+    if (missing.length > 0) return `it lacks ${missing.join(', ')}`;
+    return null;
+  }
+
+  async function lookAtTokenFile(): Promise<boolean> {
+    let fingerprint: string;
+    try {
+      const info = await stat(options.tokenFile);
+      fingerprint = `${info.ino}:${info.size}:${info.mtimeMs}`;
+    } catch {
+      // Gone or unreadable for now: the token in use stays.
+      return false;
+    }
+    if (fingerprint === seen) return false;
+    seen = fingerprint;
+    let found: StoredBroadcasterToken | null;
+    try {
+      found = await readBroadcasterToken(options.tokenFile);
+    } catch (error) {
+      log.warn({ tokenFile: options.tokenFile }, `the token file changed but cannot be used (${errorText(error)}); the token in use stays`);
+      return false;
+    }
+    if (found === null || stopped) return false;
+    if (known.has(found.accessToken)) {
+      log.debug({ tokenFile: options.tokenFile }, 'the token file holds a token this process already has');
+      return false;
+    }
+    const why = unusable(found);
+    if (why !== null) {
+      log.warn({ tokenFile: options.tokenFile }, `the token file holds a new token, but ${why}; the token in use stays`);
+      return false;
+    }
+    known.add(found.accessToken);
+    current = found;
+    // Replaces the token and forgets a refused refresh, so the next call uses it.
+    authProvider.addUser(token.userId, {
+      accessToken: found.accessToken,
+      refreshToken: found.refreshToken,
+      scope: found.scope,
+      expiresIn: found.expiresIn,
+      obtainmentTimestamp: found.obtainmentTimestamp,
+    });
+    const recovered = status.state === 'refresh-failed';
+    status.reloads++;
+    status.scopes = [...found.scope];
+    // The file holds a working token again, whatever failed before.
+    status.state = 'ok';
+    status.error = null;
+    log.info({ tokenFile: options.tokenFile, recovered },
+      'took over the new broadcaster token saved by `chatskin twitch auth`' + (recovered ? '; the refused refresh no longer matters' : ''));
+    options.onTokenReloaded?.();
+    return true;
+  }
+
+  function checkTokenFile(): Promise<boolean> {
+    if (stopped) return Promise.resolve(false);
+    checking ??= lookAtTokenFile().catch((error: unknown) => {
+      log.warn({ err: error }, `looking at the token file failed: ${errorText(error)}`);
+      return false;
+    }).finally(() => {
+      checking = null;
+    });
+    return checking;
+  }
+
+  function arm(): void {
+    if (stopped) return;
+    timer = clock.schedule(() => {
+      void checkTokenFile().finally(arm);
+    }, options.tokenFileCheckMs ?? DEFAULT_TOKEN_FILE_CHECK_MS);
+  }
+  // What the file holds now is the token just loaded.
+  void checkTokenFile().finally(arm);
 
   return {
     authProvider,
@@ -106,6 +228,15 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     userId: token.userId,
     login: token.login,
     status: () => ({ ...status, scopes: [...status.scopes] }),
-    flush: () => saving,
+    checkTokenFile,
+    stop() {
+      stopped = true;
+      timer?.cancel();
+      timer = null;
+    },
+    flush: async () => {
+      await checking;
+      await saving;
+    },
   };
 }

@@ -1,9 +1,11 @@
 // Live redemptions through twurple's EventSub WebSocket listener, with its connection state kept
 // in a status object and logged. twurple speaks the protocol: session_welcome (then it
-// subscribes), session_keepalive (a missed one counts as a lost connection), session_reconnect
-// (it opens the reconnect_url and closes the old socket itself, same session, nothing lost) and
-// revocation. A lost connection (not a session_reconnect) loses what Twitch sent meanwhile, so
-// every time the subscription is made again `onSubscribed` fires and the host reconciles.
+// subscribes), session_keepalive (silence past the session's keepalive timeout counts as a lost
+// connection: twurple drops the socket and opens a new session, even when the old socket is still
+// open but nothing comes through any more), session_reconnect (it opens the reconnect_url and
+// closes the old socket itself, same session, nothing lost) and revocation. A lost connection
+// (not a session_reconnect) loses what Twitch sent meanwhile, so every time the subscription is
+// made again `onSubscribed` fires and the host reconciles.
 import type { ApiClient } from '@twurple/api';
 import { EventSubWsListener } from '@twurple/eventsub-ws';
 import type { Logger } from 'pino';
@@ -50,6 +52,11 @@ export interface RedemptionListenerOptions {
 
 export interface RedemptionListener {
   start(): void;
+  /**
+   * Drops the connection and subscribes afresh on a new one (e.g. with a new token after Twitch
+   * revoked the subscription); the counters carry on. Only when started.
+   */
+  restart(): void;
   status(): EventSubStatus;
   stop(): void;
 }
@@ -136,15 +143,17 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       logger: twurpleLoggerOptions(options.logger, 'error'),
     });
     created.onDuplicateMessage = () => {
+      if (created !== listener) return;
       status.duplicateMessages++;
       log.debug('EventSub sent a message twice; the copy was dropped');
     };
     created.onUserSocketConnect(() => {
-      if (status.state === 'stopped') return;
+      // A listener already replaced by restart() (or stopped) is not heard any more.
+      if (status.state === 'stopped' || created !== listener) return;
       log.debug('EventSub socket open, waiting for the welcome');
     });
     created.onUserSocketReady((_userId: string, sessionId: string) => {
-      if (status.state === 'stopped') return;
+      if (status.state === 'stopped' || created !== listener) return;
       status.lastWelcomeAt = new Date().toISOString();
       if (sessionId === status.sessionId && status.state === 'connected') {
         status.handovers++;
@@ -158,31 +167,37 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       status.sessionId = sessionId;
     });
     created.onUserSocketDisconnect((_userId: string, error?: Error) => {
-      if (status.state === 'stopped') return;
+      if (status.state === 'stopped' || created !== listener) return;
       status.state = 'disconnected';
       status.disconnects++;
       if (status.subscription === 'active') status.subscription = 'pending';
-      status.lastError = error ? describeTwitchError(error).message : 'the connection closed (or a keepalive was missed)';
+      // twurple gives no error only when its keepalive timer gave the socket up: nothing (not even a
+      // session_keepalive) came within the session's keepalive_timeout_seconds (twurple waits 1.2 times it).
+      status.lastError = error ? describeTwitchError(error).message : 'no message from Twitch within the session\'s keepalive timeout (the connection went silent)';
       log.warn({ sessionId: status.sessionId }, `EventSub connection lost: ${status.lastError}; reconnecting, and missed redemptions will be listed`);
     });
     created.onSubscriptionCreateSuccess(() => {
+      if (created !== listener) return;
       status.subscription = 'active';
       status.revokedBecause = null;
       log.info({ sessionId: status.sessionId }, 'subscribed to channel-point redemptions');
       options.onSubscribed();
     });
     created.onSubscriptionCreateFailure((_subscription: unknown, error: Error) => {
+      if (created !== listener) return;
       status.subscription = 'failed';
       status.lastError = describeTwitchError(error).message;
       log.error(`subscribing to channel-point redemptions failed: ${status.lastError}; redemptions are only listed periodically`);
     });
     created.onRevoke((_subscription: unknown, reason: string) => {
+      if (created !== listener) return;
       status.subscription = 'revoked';
       status.revokedBecause = reason;
       log.error({ reason }, `Twitch revoked the redemption subscription (${reason}); redemptions are only listed periodically`
         + (reason === 'authorization_revoked' ? '; the broadcaster withdrew the app\'s access: run `chatskin twitch auth` again' : ''));
     });
     created.onChannelRedemptionAdd(options.broadcasterId, (event) => {
+      if (created !== listener) return;
       status.notifications++;
       options.onRedemption(redemptionOf(event));
     });
@@ -194,6 +209,17 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       if (listener) return;
       status.state = 'connecting';
       listener = build();
+      listener.start();
+    },
+    restart() {
+      if (!listener) return;
+      const previous = listener;
+      listener = build();
+      previous.stopCompletely();
+      status.state = 'connecting';
+      status.sessionId = null;
+      status.subscription = 'none';
+      log.info('EventSub: connecting afresh to subscribe to channel-point redemptions again');
       listener.start();
     },
     status: () => ({ ...status }),

@@ -55,6 +55,8 @@ export interface TwitchRedemptionsOptions {
   ledger: RedemptionLedger & ManagedRewardStore;
   logger: Logger;
   clock?: Clock;
+  /** How often the token file is looked at for a token `chatskin twitch auth` saved meanwhile; default 5 000 ms. */
+  tokenFileCheckMs?: number;
 }
 
 export interface TwitchRedemptions {
@@ -118,7 +120,20 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
 
   status.state = 'starting';
   const auth: BroadcasterAuth = createBroadcasterAuth({
-    clientId: twitch.clientId, clientSecret: twitch.clientSecret, tokenFile, token: stored, logger,
+    clientId: twitch.clientId, clientSecret: twitch.clientSecret, tokenFile, token: stored, logger, clock,
+    ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
+    // `chatskin twitch auth` ran while the host runs: carry on with the new token, no restart.
+    // (Called asynchronously, after a look at the file: the variables below exist by then.)
+    onTokenReloaded: () => {
+      if (stopped) return;
+      // A subscription Twitch revoked (the broadcaster withdrew the app's access) or that failed is made again.
+      const subscription = listener?.status().subscription;
+      if (subscription === 'revoked' || subscription === 'failed') listener?.restart();
+      // Statuses owed and redemptions missed while the token was refused (after a listing under
+      // way, which may have been refused too).
+      if (reconciling) void reconciling.finally(() => void reconcile());
+      else void reconcile();
+    },
   });
   const channelPoints = createHelixChannelPoints(auth.apiClient, auth.userId);
   /** Twitch reward id -> reward key, of every reward the host manages (disabled ones too: their pending redemptions still count). */
@@ -232,6 +247,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       if (stopped) return;
       stopped = true;
       timer?.cancel();
+      auth.stop();
       listener?.stop();
       // The pipeline refuses new work at once; a reconciliation under way ends after its current redemptions.
       const pipelineStopped = pipeline.stop();

@@ -68,7 +68,7 @@ describe('the broadcaster token', () => {
     expect(status.auth).toMatchObject({ state: 'refresh-failed' });
     expect(status.auth?.error).toBe(
       'Twitch refused to refresh the broadcaster\'s token (Twitch answered 400: Invalid refresh token); '
-      + 'run `chatskin twitch auth` to authorize the channel again, then restart chatskin',
+      + 'run `chatskin twitch auth` to authorize the channel again; the running chatskin takes the new token over within seconds',
     );
     expect(status.problem).toContain('run `chatskin twitch auth`');
     expect(world.logs.some((l) => l.level === 50 && /Twitch refused to refresh/.test(String(l.msg)))).toBe(true);

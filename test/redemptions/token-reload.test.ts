@@ -1,0 +1,201 @@
+// The broadcaster's token replaced while the host runs: Twitch refuses to refresh the stored token
+// (the refresh token is no longer valid), the person runs `chatskin twitch auth` again in another
+// process, which saves a new token to the same file, and the running host carries on with it (no
+// restart): statuses owed meanwhile are sent, live redemptions work again, a revoked subscription
+// is made again. Real twurple, host, skin-shop and store against the Twitch fakes.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readBroadcasterToken, writeBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
+import { FakeDeviceAuthorization } from '../adapters/redemptions/fake-device-authorization.ts';
+import { MAIN } from '../cli/cli-process.ts';
+import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
+import { LEVEL } from '../host/log-capture.ts';
+import { CHANNEL, CLIENT_ID, CLIENT_SECRET, openRedemptionWorld, SCOPES } from './redemption-world.ts';
+import type { RedemptionWorld, WorldOptions } from './redemption-world.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Never within a test: only the refused refresh makes the host look at the file. */
+const NEVER_MS = 3_600_000;
+
+async function running(options: WorldOptions = {}): Promise<RedemptionWorld> {
+  const world = await openRedemptionWorld({ skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } }, ...options });
+  cleanups.push(() => world.close());
+  await world.start();
+  await world.settled();
+  return world;
+}
+
+/** Twitch stops taking the stored token: the access token expired and its refresh token is no longer valid. */
+async function refuseRefresh(world: RedemptionWorld): Promise<void> {
+  world.helix.expireAccessToken(world.token.accessToken);
+  world.helix.revokeRefreshToken(world.token.refreshToken!);
+  await world.redemptions!.reconcile();
+  expect(world.redemptions!.status().auth).toMatchObject({ state: 'refresh-failed', reloads: 0 });
+}
+
+/** What `chatskin twitch auth` saves: a new token of the broadcaster, issued by Twitch (the fake). */
+async function saveNewToken(world: RedemptionWorld, scopes: string[] = SCOPES): Promise<string> {
+  const token = world.helix.issueUserToken({ clientId: CLIENT_ID, userId: world.broadcaster.id, scopes });
+  await writeBroadcasterToken(world.tokenFile, {
+    version: 1, clientId: CLIENT_ID, userId: world.broadcaster.id, login: CHANNEL, accessToken: token.accessToken,
+    refreshToken: token.refreshToken!, scope: token.scope, expiresIn: token.expiresIn, obtainmentTimestamp: token.obtainmentTimestamp,
+  });
+  return token.accessToken;
+}
+
+/** `chatskin twitch auth` in a child process, approved on the (fake) twitch.tv/activate as the broadcaster. */
+async function runTwitchAuth(world: RedemptionWorld): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const device = await FakeDeviceAuthorization.start(world.helix, { interval: 0 });
+  cleanups.push(() => device.close());
+  const config = path.join(world.dir, 'auth-config.yaml');
+  writeFileSync(config, JSON.stringify({
+    channel: { login: CHANNEL },
+    twitch: {
+      clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, bot: { login: 'chatskinbot', token: 'oauth:unused' },
+      helix: { mockServerPort: world.helix.port }, oauth: { url: device.oauthUrl }, broadcaster: { tokenFile: world.tokenFile },
+    },
+  }));
+  const child = spawn(process.execPath, ['--no-warnings', MAIN, 'twitch', 'auth', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A guard against hanging the suite, not a speed check.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  let stdout = '';
+  let stderr = '';
+  let approved = false;
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    const code = /enter the code (\w+)/.exec(stdout)?.[1];
+    if (code && !approved) {
+      approved = true;
+      device.approve(code, CHANNEL);
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+  clearTimeout(guard);
+  return { code, stdout, stderr };
+}
+
+function authLines(world: RedemptionWorld): Array<{ level: number; msg: string }> {
+  return world.logs.filter((l) => l['component'] === 'twitch-auth').map((l) => ({ level: l.level, msg: String(l.msg) }));
+}
+
+const TOOK_OVER_AFTER_REFUSAL = 'took over the new broadcaster token saved by `chatskin twitch auth`; the refused refresh no longer matters';
+
+describe('a new token saved by `chatskin twitch auth` while the host runs', () => {
+  it('after a refused refresh, is taken over without a restart: the status owed is sent and live redemptions work again', async () => {
+    const world = await running({ tokenFileCheckMs: 50 });
+    const redemptions = world.redemptions!;
+    const rewardId = await world.rewardId('unlock-neon');
+    await refuseRefresh(world);
+    expect(redemptions.status().problem).toContain('Twitch refused to refresh the broadcaster\'s token');
+
+    // Redeemed while the token is refused: EventSub still delivers, the skin is unlocked, but the status cannot be sent.
+    const during = world.helix.fireRedemption({ rewardId, user: { login: 'during', displayName: 'During' } });
+    await expect.poll(() => redemptions.status().counters?.statusFailures, { timeout: 5000, interval: 5 }).toBe(1);
+    expect(world.helix.redemptions.find((r) => r.id === during.redemption.id)?.status).toBe('UNFULFILLED');
+
+    const auth = await runTwitchAuth(world);
+    expect(auth).toMatchObject({ code: 0, stderr: '' });
+    expect(auth.stdout).toContain(`Saved the token of "${CHANNEL}" to ${world.tokenFile}`);
+    const saved = (await readBroadcasterToken(world.tokenFile))!;
+    expect(saved.accessToken).not.toBe(world.token.accessToken);
+
+    await expect.poll(() => redemptions.status().auth, { timeout: 10_000, interval: 10 })
+      .toMatchObject({ state: 'ok', reloads: 1, error: null });
+    expect(authLines(world).filter((l) => l.level === LEVEL.info).map((l) => l.msg)).toContain(TOOK_OVER_AFTER_REFUSAL);
+    // The status owed goes out with the new token: FULFILLED once, and one unlock.
+    await world.helix.waitForRedemptionStatus(during.redemption.id, 'FULFILLED');
+    const statusCalls = world.helix.calls.filter((c) => c.method === 'PATCH' && c.path === '/channel_points/custom_rewards/redemptions' && c.status === 200);
+    expect(statusCalls.map((c) => c.accessToken)).toEqual([saved.accessToken]);
+    expect(world.helix.redemptionChanges.filter((c) => c.redemptionId === during.redemption.id).map((c) => `${c.from}->${c.to}`))
+      .toEqual(['UNFULFILLED->FULFILLED']);
+
+    // Live again, on the same process and the same EventSub connection.
+    const after = world.helix.fireRedemption({ rewardId, user: { login: 'after', displayName: 'After' } });
+    await world.helix.waitForRedemptionStatus(after.redemption.id, 'FULFILLED');
+    expect(world.unlocks.map((u) => u.viewerId)).toEqual([during.redemption.user_id, after.redemption.user_id]);
+    expect(redemptions.status()).toMatchObject({ state: 'running', problem: null, eventsub: { state: 'connected', sessions: 1, disconnects: 0 } });
+    // twurple's refreshes go on from the new token: the old refresh token is not tried again.
+    world.helix.expireAccessToken(saved.accessToken);
+    await expect.poll(async () => {
+      await redemptions.reconcile();
+      return redemptions.status().auth?.refreshes;
+    }, { timeout: 5000, interval: 5 }).toBeGreaterThan(0);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', reloads: 1 });
+    const refreshes = world.helix.calls.filter((c) => c.path === '/auth/token');
+    expect(refreshes[0]).toMatchObject({ status: 400, query: expect.objectContaining({ refresh_token: [world.token.refreshToken] }) });
+    for (const call of refreshes.slice(1)) expect(call).toMatchObject({ status: 200, query: expect.objectContaining({ refresh_token: [saved.refreshToken] }) });
+  });
+
+  it('saved before the refresh is refused: the refusal itself makes the host look at the file and take it', async () => {
+    const world = await running({ tokenFileCheckMs: NEVER_MS });
+    const redemptions = world.redemptions!;
+    const fresh = await saveNewToken(world);
+    world.helix.expireAccessToken(world.token.accessToken);
+    world.helix.revokeRefreshToken(world.token.refreshToken!);
+    await redemptions.reconcile();
+
+    await expect.poll(() => redemptions.status().auth, { timeout: 5000, interval: 5 }).toMatchObject({ state: 'ok', reloads: 1, error: null });
+    expect(authLines(world).filter((l) => l.level >= LEVEL.info).map((l) => l.level)).toEqual([LEVEL.error, LEVEL.info]);
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-neon'), user: { login: 'fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    expect(world.helix.calls.filter((c) => c.method === 'PATCH' && c.status === 200).at(-1)?.accessToken).toBe(fresh);
+  });
+
+  it('after Twitch revoked the subscription as well, subscribes again on the new token', async () => {
+    const world = await running({ tokenFileCheckMs: 50 });
+    const redemptions = world.redemptions!;
+    const eventSub = world.helix.eventSub;
+    eventSub.revoke(eventSub.activeSubscriptions({ type: REDEMPTION_ADD_TYPE })[0]!.id, 'authorization_revoked');
+    await expect.poll(() => redemptions.status().eventsub?.subscription, { timeout: 5000, interval: 5 }).toBe('revoked');
+    await refuseRefresh(world);
+    const mark = eventSub.subscriptions.length;
+
+    const fresh = await saveNewToken(world);
+    const again = await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { since: mark, userId: world.broadcaster.id });
+    const created = world.helix.calls.filter((c) => c.method === 'POST' && c.path === '/eventsub/subscriptions' && c.status === 202).at(-1);
+    expect(created?.accessToken).toBe(fresh);
+    await expect.poll(() => redemptions.status().eventsub?.subscription, { timeout: 5000, interval: 5 }).toBe('active');
+    expect(redemptions.status()).toMatchObject({
+      problem: null,
+      auth: { state: 'ok', reloads: 1 },
+      // A deliberate new connection, not a lost one.
+      eventsub: { state: 'connected', sessionId: again.transport.session_id, revokedBecause: null, sessions: 2, disconnects: 0 },
+    });
+    const live = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-neon'), user: { login: 'fan' } });
+    expect(live.deliveries.map((d) => d.delivered)).toEqual([true]);
+    await world.helix.waitForRedemptionStatus(live.redemption.id, 'FULFILLED');
+    expect(world.unlocks).toHaveLength(1);
+  });
+
+  it('is not taken when it lacks a scope the redemptions need: the refusal stands, with a warning', async () => {
+    const world = await running({ tokenFileCheckMs: 50 });
+    await refuseRefresh(world);
+    await saveNewToken(world, ['channel:read:redemptions']);
+    const warning = 'the token file holds a new token, but it lacks channel:manage:redemptions; the token in use stays';
+    await expect.poll(() => authLines(world).filter((l) => l.level === LEVEL.warn).map((l) => l.msg), { timeout: 5000, interval: 5 })
+      .toEqual([warning]);
+    expect(world.redemptions!.status().auth).toMatchObject({ state: 'refresh-failed', reloads: 0 });
+  });
+});
+
+describe('the host\'s own writes to the token file', () => {
+  it('are not mistaken for a new token (a refreshed token, saved, with rotating refresh tokens)', async () => {
+    const world = await running({ tokenFileCheckMs: 20, helix: { rotateRefreshTokens: true } });
+    const redemptions = world.redemptions!;
+    const seenOwn = () => authLines(world).filter((l) => l.msg === 'the token file holds a token this process already has').length;
+    // The look at start, at the token just loaded.
+    await expect.poll(seenOwn, { timeout: 5000, interval: 5 }).toBe(1);
+    world.helix.expireAccessToken(world.token.accessToken);
+    await redemptions.reconcile();
+    // The refreshed token saved: looked at, recognised, not taken over.
+    await expect.poll(seenOwn, { timeout: 5000, interval: 5 }).toBe(2);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', refreshes: 1, reloads: 0 });
+  });
+});

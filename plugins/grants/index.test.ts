@@ -148,7 +148,8 @@ describe('grants plugin: !revoke', () => {
 
   it('revokes a global skin by its slug, and by id', async () => {
     const { test, client, skins } = await world();
-    await chat(test, `!grant viewer_one ${skins.classic!}`);
+    // A global skin is not in GET /skins; its id grants it all the same.
+    expect(await chat(test, `!grant viewer_one ${skins.classic!}`)).toEqual(['@Mod_mia granted Classic to viewer_one.']);
     expect(await chat(test, '!revoke viewer_one classic')).toEqual(['@Mod_mia revoked Classic from viewer_one.']);
     await chat(test, `!grant viewer_one ${skins.classic!}`);
     expect(await chat(test, `!revoke viewer_one ${skins.classic!}`)).toEqual(['@Mod_mia revoked Classic from viewer_one.']);

@@ -13,36 +13,60 @@ import { stableNumericId } from '../../test/fakes/stable-id.ts';
 import { settle } from '../../test/host/manual-clock.ts';
 import { openHarness } from '../../test/service/core/service-harness.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
+import { httpWorld } from '../../test/client/contract-world.ts';
 
-const harnesses: Harness[] = [];
+const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const harness of harnesses.splice(0)) await harness.close();
+  for (const close of closers.splice(0)) await close();
 });
+
+/** Skin ids of the seed: the channel's own, global ones (GET /skins lists neither of these), another channel's. */
+interface SkinIds {
+  neon: number;
+  classic: number;
+  vintage: number;
+  foreign: number;
+}
 
 interface Shop {
   test: TestHost;
   harness: Harness;
   accountId: number;
+  skins: SkinIds;
   redeem(login: string, attempt?: number, rewardKey?: string): Promise<string>;
 }
 
-async function open(settings: Record<string, unknown> = { rewards: { 'unlock-neon': 'neon' } }, wrap?: (c: OverlayStyleClient) => OverlayStyleClient): Promise<Shop> {
+type Settings = Record<string, unknown>;
+
+async function open(settings: Settings | ((skins: SkinIds) => Settings) = { rewards: { 'unlock-neon': 'neon' } }, wrap?: (c: OverlayStyleClient) => OverlayStyleClient): Promise<Shop> {
   const harness = await openHarness();
-  harnesses.push(harness);
+  closers.push(() => harness.close());
   const ids = await applySeed(harness.service, {
-    accounts: [{
-      login: 'streamer', overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }],
-      skins: [{ slug: 'neon', name: 'Neon', template: 'bubbles', availability: 'purchase', values: {} }],
-    }],
+    accounts: [
+      {
+        login: 'streamer', overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }],
+        skins: [{ slug: 'neon', name: 'Neon', template: 'bubbles', availability: 'purchase', values: {} }],
+      },
+      { login: 'other', skins: [{ slug: 'foreign', name: 'Foreign', template: 'bubbles', availability: 'purchase', values: {} }] },
+    ],
+    global_skins: [
+      { slug: 'classic', name: 'Classic', template: 'bubbles', availability: 'purchase', values: {} },
+      { slug: 'vintage', name: 'Vintage', template: 'bubbles', availability: 'purchase', active: false, values: {} },
+    ],
   });
   const accountId = ids.accounts['streamer']!.id;
+  const skins: SkinIds = {
+    neon: ids.accounts['streamer']!.skins['neon']!, classic: ids.global_skins['classic']!,
+    vintage: ids.global_skins['vintage']!, foreign: ids.accounts['other']!.skins['foreign']!,
+  };
   const client = createInProcessClient(harness.service, accountId);
   const test = await startTestHost({
-    builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: wrap ? wrap(client) : client, config: { plugins: { 'skin-shop': settings } },
+    builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: wrap ? wrap(client) : client,
+    config: { plugins: { 'skin-shop': typeof settings === 'function' ? settings(skins) : settings } },
   });
   let next = 0;
   return {
-    test, harness, accountId,
+    test, harness, accountId, skins,
     async redeem(login, attempt = 1, rewardKey = 'unlock-neon') {
       const event = { id: `r${next++}`, rewardKey, channel: 'streamer', user: { id: stableNumericId(login), login, displayName: login.toUpperCase() }, input: '', attempt };
       const result = await test.host.handleRedemption(event);
@@ -122,5 +146,101 @@ describe('skin-shop', () => {
   it('refuses bad settings with the path', async () => {
     const shop = await open({ rewards: { 'unlock-neon': 'Not A Slug' } });
     expect(shop.test.host.plugins[0]).toMatchObject({ state: 'failed', error: expect.stringContaining('rewards.unlock-neon') });
+  });
+
+  it('refuses a reward that is neither a slug nor { skinId: <id> }, saying what it may be', async () => {
+    const cases: [unknown, string][] = [
+      [{ skinId: 0 }, 'rewards.unlock-neon.skinId: must be a skin id (a whole number above 0)'],
+      [{ skinId: 2.5 }, 'rewards.unlock-neon: must be { skinId: <skin id> }: the one key skinId, a whole number above 0'],
+      [{ skinId: '7' }, 'rewards.unlock-neon: must be { skinId: <skin id> }: the one key skinId'],
+      [{ skinId: 7, slug: 'neon' }, 'rewards.unlock-neon: unknown key "slug"'],
+      [7, 'rewards.unlock-neon: must be a skin slug (the channel\'s own skin) or { skinId: <skin id> }'],
+    ];
+    for (const [target, message] of cases) {
+      const shop = await open({ rewards: { 'unlock-neon': target } });
+      expect(shop.test.host.plugins[0]).toMatchObject({ state: 'failed', error: expect.stringContaining(message) });
+    }
+  });
+});
+
+describe('skin-shop: a reward by skin id (global platform skins too)', () => {
+  const byId = (skin: keyof SkinIds) => (skins: SkinIds) => ({ rewards: { 'unlock-neon': { skinId: skins[skin] } } });
+
+  it('unlocks a global skin, which GET /skins does not list, named as the service names it', async () => {
+    const shop = await open(byId('classic'));
+    expect((await shop.harness.service.listSkins(shop.accountId)).map((skin) => skin.slug)).not.toContain('classic');
+    expect(await shop.redeem('ann')).toBe('fulfill');
+    expect(await shop.harness.service.listViewerSkins(shop.accountId, 'ann')).toEqual([{ id: shop.skins.classic, name: 'Classic', slug: 'classic' }]);
+    expect(await shop.redeem('ann')).toBe('refund');
+    expect(await shop.redeem('ann', 2)).toBe('fulfill');
+    expect(shop.test.said()).toEqual([
+      '@ANN the Classic skin is yours!',
+      '@ANN you already have the Classic skin. Your points were refunded.',
+      '@ANN the Classic skin is yours!',
+    ]);
+  });
+
+  it('also takes the channel\'s own skin by id', async () => {
+    const shop = await open(byId('neon'));
+    expect(await shop.redeem('ann')).toBe('fulfill');
+    expect(shop.test.said()).toEqual(['@ANN the Neon skin is yours!']);
+  });
+
+  it('refunds an id the channel may not unlock (unknown, another channel\'s) and an inactive skin, saying why', async () => {
+    const shop = await open((skins) => ({
+      rewards: { unknown: { skinId: 999_999 }, foreign: { skinId: skins.foreign }, inactive: { skinId: skins.vintage } },
+    }));
+    expect(await shop.redeem('ann', 1, 'unknown')).toBe('refund');
+    expect(await shop.redeem('ann', 1, 'foreign')).toBe('refund');
+    expect(await shop.redeem('ann', 1, 'inactive')).toBe('refund');
+    expect(await shop.harness.service.listViewerSkins(shop.accountId, 'ann')).toEqual([]);
+    expect(shop.test.said()).toEqual([
+      '@ANN the skin #999999 is not available on this channel. Your points were refunded.',
+      `@ANN the skin #${shop.skins.foreign} is not available on this channel. Your points were refunded.`,
+      `@ANN the skin #${shop.skins.vintage} is not available right now. Your points were refunded.`,
+    ]);
+  });
+
+  it('with a remote-like client (no sign-in) tells an unknown viewer from an unknown skin', async () => {
+    const remoteLike = (client: OverlayStyleClient): OverlayStyleClient => ({
+      ...client,
+      registerViewer: () => Promise.reject(new OverlayStyleError({ status: 0, kind: 'unsupported', message: 'no spec endpoint' })),
+    });
+    const shop = await open((skins) => ({ rewards: { 'unlock-neon': { skinId: skins.classic }, unknown: { skinId: 999_999 } } }), remoteLike);
+    await shop.harness.service.registerViewer({ twitchUserId: stableNumericId('bob'), login: 'bob' });
+    expect(await shop.redeem('bob')).toBe('fulfill');
+    expect(await shop.redeem('bob', 1, 'unknown')).toBe('refund');
+    expect(await shop.redeem('ann')).toBe('refund');
+    expect(shop.test.said()).toEqual([
+      '@BOB the Classic skin is yours!',
+      '@BOB the skin #999999 is not available on this channel. Your points were refunded.',
+      '@ANN the overlay service does not know you yet. Your points were refunded.',
+    ]);
+  });
+
+  it('works over HTTP against the bundled API server (a remote service)', async () => {
+    const world = await httpWorld();
+    closers.push(() => world.close());
+    const test = await startTestHost({
+      builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: world.client,
+      config: { plugins: { 'skin-shop': { rewards: { global: { skinId: world.globalSkin.id }, foreign: { skinId: world.foreignSkinId } }, retryDelayMs: 0 } } },
+    });
+    let next = 0;
+    const redeem = async (rewardKey: string, user: { id: string; login: string }) => {
+      const event = { id: `h${next++}`, rewardKey, channel: 'streamer', user: { ...user, displayName: user.login.toUpperCase() }, input: '', attempt: 1 };
+      const { outcome } = await test.host.handleRedemption(event);
+      await settle();
+      return outcome;
+    };
+    const known = { id: world.viewer.userId, login: world.viewer.login };
+    expect(await redeem('global', known)).toBe('fulfill');
+    expect((await world.client.listViewerSkins(world.viewer.login)).map((skin) => skin.id)).toEqual([world.globalSkin.id]);
+    expect(await redeem('foreign', known)).toBe('refund');
+    expect(await redeem('global', { id: stableNumericId('stranger'), login: 'stranger' })).toBe('refund');
+    expect(test.said()).toEqual([
+      `@VIEWER_ONE the ${world.globalSkin.name} skin is yours!`,
+      `@VIEWER_ONE the skin #${world.foreignSkinId} is not available on this channel. Your points were refunded.`,
+      '@STRANGER the overlay service does not know you yet. Your points were refunded.',
+    ]);
   });
 });

@@ -1,18 +1,40 @@
 // skin-shop: channel-point rewards that unlock overlay skins. Each reward key (a reward the host
-// manages, declared under `twitch.rewards`) is mapped to a skin slug in this plugin's settings; a
+// manages, declared under `twitch.rewards`) is mapped in this plugin's settings to the skin it
+// unlocks: a slug (one of the channel's own skins, found through GET /skins) or `{ skinId: <id> }`
+// (any skin the channel may unlock, global platform skins too, which GET /skins does not list). A
 // redemption signs the viewer in, unlocks the skin for them, says so in chat and is fulfilled.
 // When the skin cannot be unlocked (unknown or inactive, already owned, the service failing after
-// retries) the redemption is refunded and chat says why. See docs/redemptions.md.
+// retries) the redemption is refunded and chat says why. Only spec operations are needed, so it
+// works against a remote service too. See docs/redemptions.md.
 import { definePlugin, isOverlayStyleError, overlayErrorLine, z } from '../../src/sdk.ts';
-import type { OverlayStyleClient, PluginContext, RedemptionEvent, SkinView } from '../../src/sdk.ts';
+import type { OverlayStyleClient, PluginContext, RedemptionEvent, UnlockResult } from '../../src/sdk.ts';
 
 const REWARD_KEY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
 
+const SKIN_SLUG = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, { error: 'must be a skin slug (lowercase letters, digits, - or _)' });
+
+const SKIN_BY_ID = z.strictObject({
+  skinId: z.number({ error: 'must be a skin id (a whole number above 0)' })
+    .int({ error: 'must be a skin id (a whole number above 0)' })
+    .positive({ error: 'must be a skin id (a whole number above 0)' }),
+});
+
+/** What a reward unlocks: a slug of the channel's own skins, or `{ skinId }` for any skin it may unlock. */
+const rewardTarget = z.union([SKIN_SLUG, SKIN_BY_ID], {
+  error: (issue) => {
+    if (issue.code !== 'invalid_union') return undefined;
+    const input: unknown = issue.input;
+    return typeof input === 'object' && input !== null && !Array.isArray(input)
+      ? 'must be { skinId: <skin id> }: the one key skinId, a whole number above 0'
+      : 'must be a skin slug (the channel\'s own skin) or { skinId: <skin id> } (any skin the channel may unlock, global ones too)';
+  },
+});
+
 const settingsSchema = z.strictObject({
-  /** Reward key (as under twitch.rewards) -> slug of the skin it unlocks. */
+  /** Reward key (as under twitch.rewards) -> the skin it unlocks: a slug, or `{ skinId }`. */
   rewards: z.record(
     z.string().regex(REWARD_KEY, { error: 'reward keys are 1 to 100 letters, digits, _ . : or -' }),
-    z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, { error: 'must be a skin slug (lowercase letters, digits, - or _)' }),
+    rewardTarget,
   ).default({}),
   /** Tries of a call that fails because the service is away, busy or failing. */
   attempts: z.number().int().min(1).max(10).default(3),
@@ -26,8 +48,14 @@ const settingsSchema = z.strictObject({
 });
 
 type Settings = z.output<typeof settingsSchema>;
+type RewardTarget = z.output<typeof rewardTarget>;
 
-
+/** The skin to unlock: its id, and how chat names it until the service's answer gives its name. */
+interface Target {
+  id: number;
+  /** `the Neon skin` (found by slug) or `the skin #12` (configured by id). */
+  label: string;
+}
 
 /** Worth another try: the service did not answer, was busy, or failed. */
 function isTransient(error: unknown): boolean {
@@ -77,42 +105,71 @@ export default definePlugin({
       return 'refund';
     }
 
-    /** The viewer on the service: signed in (bundled service); a remote service knows viewers itself. */
-    async function signIn(redemption: RedemptionEvent): Promise<void> {
+    /**
+     * The viewer on the service: signed in (bundled service); true then. A remote service knows
+     * viewers itself (false: whether it knows this one shows only in its answers).
+     */
+    async function signIn(redemption: RedemptionEvent): Promise<boolean> {
       try {
         await withRetries('signing the viewer in', () => overlay.registerViewer({
           twitchUserId: redemption.user.id, login: redemption.user.login, displayName: redemption.user.displayName,
         }));
+        return true;
       } catch (error) {
-        if (isOverlayStyleError(error) && error.kind === 'unsupported') return;
+        if (isOverlayStyleError(error) && error.kind === 'unsupported') return false;
         throw error;
       }
     }
 
-    async function findSkin(slug: string): Promise<SkinView> {
-      const skin = (await withRetries('listing the skins', () => overlay.listSkins())).find((s) => s.slug === slug);
-      if (!skin) throw new Refusal(`the skin "${slug}" is not available on this channel.`);
+    /** A slug among the channel's own skins (GET /skins); an id is taken as it is (the unlock checks it). */
+    async function findSkin(wanted: RewardTarget): Promise<Target> {
+      if (typeof wanted !== 'string') return { id: wanted.skinId, label: `the skin #${wanted.skinId}` };
+      const skin = (await withRetries('listing the skins', () => overlay.listSkins())).find((s) => s.slug === wanted);
+      if (!skin) throw new Refusal(`the skin "${wanted}" is not available on this channel.`);
       if (!skin.is_active) throw new Refusal(`the ${skin.name} skin is not available right now.`);
-      return skin;
+      return { id: skin.id, label: `the ${skin.name} skin` };
     }
 
-    async function unlock(redemption: RedemptionEvent, slug: string): Promise<'fulfill' | 'refund'> {
+    /**
+     * After the unlock's 404 (the spec's answer for an unknown viewer, and the service's for a skin
+     * the channel may not unlock): which of the two. A signed-in viewer is known; otherwise the
+     * viewer's grants (GET /viewers/{id}/skins) answer 404 when the service does not know them.
+     */
+    async function missingOn404(redemption: RedemptionEvent, signedIn: boolean, target: Target): Promise<Refusal> {
+      if (!signedIn) {
+        try {
+          await withRetries('looking the viewer up', () => overlay.listViewerSkins(redemption.user.id));
+        } catch (error) {
+          if (isOverlayStyleError(error, 404)) return new Refusal('the overlay service does not know you yet.');
+          throw error;
+        }
+      }
+      ctx.logger.warn({ redemption: redemption.id, skinId: target.id }, 'the service knows no skin with this id that the channel may unlock; check plugins.skin-shop.rewards');
+      return new Refusal(`${target.label} is not available on this channel.`);
+    }
+
+    async function unlock(redemption: RedemptionEvent, wanted: RewardTarget): Promise<'fulfill' | 'refund'> {
       const attempt = redemption.attempt ?? 1;
       try {
-        await signIn(redemption);
-        const skin = await findSkin(slug);
-        const result = await withRetries('unlocking the skin', () => overlay.unlockSkin({ twitch_user_id: redemption.user.id, skin_id: skin.id }));
+        const signedIn = await signIn(redemption);
+        const target = await findSkin(wanted);
+        let result: UnlockResult;
+        try {
+          result = await withRetries('unlocking the skin', () => overlay.unlockSkin({ twitch_user_id: redemption.user.id, skin_id: target.id }));
+        } catch (error) {
+          if (isOverlayStyleError(error, 404)) throw await missingOn404(redemption, signedIn, target);
+          if (isOverlayStyleError(error, 422) && error.errors?.skin_id !== undefined) throw new Refusal(`${target.label} is not available right now.`);
+          throw error;
+        }
         // On a later attempt the grant may be this redemption's own, made before an interruption.
-        if (!result.created && attempt === 1) return refund(redemption, `you already have the ${skin.name} skin.`);
-        ctx.logger.info({ redemption: redemption.id, viewer: redemption.user.login, skin: skin.slug, attempt }, 'unlocked a skin');
-        reply(redemption, fill(messages.unlocked, { skin: skin.name }));
+        if (!result.created && attempt === 1) return refund(redemption, `you already have the ${result.skin.name} skin.`);
+        ctx.logger.info({ redemption: redemption.id, viewer: redemption.user.login, skin: result.skin.name, skinId: result.skin.id, attempt }, 'unlocked a skin');
+        reply(redemption, fill(messages.unlocked, { skin: result.skin.name }));
         return 'fulfill';
       } catch (error) {
         if (error instanceof Refusal) return refund(redemption, error.message);
         if (isOverlayStyleError(error)) {
           ctx.logger.error({ err: error, redemption: redemption.id }, 'the skin could not be unlocked');
-          // The skin was found, so a 404 is about the viewer (a remote service that never saw them).
-          if (error.kind === 'service' && error.status === 404) return refund(redemption, 'the overlay service does not know you yet.');
           const line = overlayErrorLine(error).replace(/\.$/, '');
           return refund(redemption, `the skin could not be unlocked: ${line.charAt(0).toLowerCase()}${line.slice(1)}.`);
         }
@@ -122,10 +179,10 @@ export default definePlugin({
 
     const keys = Object.keys(rewards);
     if (keys.length === 0) {
-      ctx.logger.warn('no rewards: map reward keys (from twitch.rewards) to skin slugs under plugins.skin-shop.rewards');
+      ctx.logger.warn('no rewards: map reward keys (from twitch.rewards) to skin slugs or { skinId } under plugins.skin-shop.rewards');
     }
-    for (const [rewardKey, slug] of Object.entries(rewards)) {
-      ctx.onRedemption(rewardKey, (redemption) => unlock(redemption, slug));
+    for (const [rewardKey, wanted] of Object.entries(rewards)) {
+      ctx.onRedemption(rewardKey, (redemption) => unlock(redemption, wanted));
     }
   },
 });

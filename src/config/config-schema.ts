@@ -103,6 +103,11 @@ const twitchRedemptionsSection = section({
   enabled: flag().default(true),
   /** How often UNFULFILLED redemptions are listed to finish any that were missed. */
   reconcileIntervalSeconds: integer(10, 86_400).default(60),
+  /**
+   * Days a settled redemption (its FULFILLED/CANCELED accepted by Twitch) stays in the ledger
+   * before it is deleted; rows still owed an effect or a status are kept whatever their age.
+   */
+  ledgerRetentionDays: integer(1, 3650).default(30),
 });
 
 /** The redemption sections of an enabled twitch config, with their defaults filled in. */

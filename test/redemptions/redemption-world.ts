@@ -50,6 +50,8 @@ export interface WorldOptions {
   overlayClient?: (client: OverlayStyleClient) => OverlayStyleClient;
   /** Seconds between reconciliations (the timer); default one hour, so tests trigger them. */
   reconcileIntervalSeconds?: number;
+  /** twitch.redemptions.ledgerRetentionDays (default: the config's, 30). */
+  ledgerRetentionDays?: number;
   /** Default: every line (debug) kept in `logs`. */
   logger?: Logger;
   /** How often the host looks at its token file (default: the host's, 5 s). */
@@ -166,7 +168,10 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
       bot: { login: 'chatskinbot', token: 'oauth:unused' },
       helix: { mockServerPort: helix.port },
       broadcaster: { tokenFile },
-      redemptions: { reconcileIntervalSeconds: options.reconcileIntervalSeconds ?? 3600 },
+      redemptions: {
+        reconcileIntervalSeconds: options.reconcileIntervalSeconds ?? 3600,
+        ...(options.ledgerRetentionDays === undefined ? {} : { ledgerRetentionDays: options.ledgerRetentionDays }),
+      },
       rewards,
     },
     plugins: { 'skin-shop': options.skinShop ?? DEFAULT_SKIN_SHOP },

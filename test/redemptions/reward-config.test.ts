@@ -18,13 +18,13 @@ function issuesOf(input: Record<string, unknown>): Array<{ path: string; message
 }
 
 describe('redemption config', () => {
-  it('defaults: token file, Twitch\'s OAuth, on, every 60 s, no rewards', () => {
+  it('defaults: token file, Twitch\'s OAuth, on, every 60 s, settled redemptions kept 30 days, no rewards', () => {
     const config = parseConfig({ twitch: TWITCH });
     if (!config.twitch.enabled) throw new Error('expected twitch on');
     expect(redemptionSettings(config.twitch)).toEqual({
       broadcaster: { tokenFile: './data/twitch-broadcaster-token.json' },
       oauth: { url: null },
-      redemptions: { enabled: true, reconcileIntervalSeconds: 60 },
+      redemptions: { enabled: true, reconcileIntervalSeconds: 60, ledgerRetentionDays: 30 },
       rewards: {},
     });
   });
@@ -59,6 +59,17 @@ describe('redemption config', () => {
       { path: 'twitch.redemptions.reconcileIntervalSeconds', message: expect.stringMatching(/^must be a whole number from 10 to 86400/) },
     ]));
     expect(issues.some((issue) => issue.path.startsWith('twitch.rewards') && /reward keys are 1 to 100 letters/.test(issue.message))).toBe(true);
+  });
+
+  it('ledgerRetentionDays: a whole number of days from 1 to 3650', () => {
+    const config = parseConfig({ twitch: { ...TWITCH, redemptions: { ledgerRetentionDays: 1 } } });
+    if (!config.twitch.enabled) throw new Error('expected twitch on');
+    expect(redemptionSettings(config.twitch).redemptions.ledgerRetentionDays).toBe(1);
+    for (const bad of [0, -5, 1.5, 3651, '30', null]) {
+      expect(issuesOf({ twitch: { ...TWITCH, redemptions: { ledgerRetentionDays: bad } } })).toEqual([
+        { path: 'twitch.redemptions.ledgerRetentionDays', message: expect.stringMatching(/^must be a whole number from 1 to 3650/) },
+      ]);
+    }
   });
 
   it('leaves a config without these keys parsing as before', () => {

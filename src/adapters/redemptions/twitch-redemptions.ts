@@ -10,7 +10,9 @@ import { systemClock } from '../../host/clock.ts';
 import type { Clock, ScheduledTimer } from '../../host/clock.ts';
 import type { Host } from '../../host/host.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
-import type { ManagedRewardStore, RedemptionLedger } from '../../host/redemptions/redemption-ledger.ts';
+import { createLedgerRetention } from '../../host/redemptions/ledger-retention.ts';
+import type { LedgerRetention } from '../../host/redemptions/ledger-retention.ts';
+import type { ManagedRewardStore, RedemptionLedger, RedemptionLedgerRetention } from '../../host/redemptions/redemption-ledger.ts';
 import { createRedemptionPipeline } from '../../host/redemptions/redemption-pipeline.ts';
 import type { PipelineCounters, ReconcileReport, RedemptionPipeline } from '../../host/redemptions/redemption-pipeline.ts';
 import { syncManagedRewards } from '../../host/redemptions/reward-sync.ts';
@@ -52,7 +54,7 @@ export interface TwitchRedemptionsOptions {
   /** The started host: runs the plugin handlers; its plugin list tells which reward keys are handled. */
   host: Pick<Host, 'handleRedemption' | 'plugins'>;
   /** The service's ledger bound to the channel's account (`bindLedger(service, account.id)`). */
-  ledger: RedemptionLedger & ManagedRewardStore;
+  ledger: RedemptionLedger & RedemptionLedgerRetention & ManagedRewardStore;
   logger: Logger;
   clock?: Clock;
   /** How often the token file is looked at for a token `chatskin twitch auth` saved meanwhile; default 5 000 ms. */
@@ -151,6 +153,8 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
   let timer: ScheduledTimer | null = null;
   let reconciling: Promise<ReconcileReport | null> | null = null;
   let listener: RedemptionListener | null = null;
+  // Settled ledger rows older than ledgerRetentionDays: deleted at start, then hourly.
+  const retention: LedgerRetention = createLedgerRetention({ ledger, retentionDays: settings.redemptions.ledgerRetentionDays, clock, logger });
 
   const handledKeys = (): Set<string> => new Set(host.plugins.filter((p) => p.state === 'running').flatMap((p) => p.rewards));
 
@@ -223,6 +227,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
   });
   listener.start();
   armTimer();
+  void retention.start();
   status.state = 'running';
   logger.info({ rewards: status.rewards.map((r) => `${r.rewardKey}:${r.action}`) }, 'channel-point redemptions are running');
 
@@ -247,12 +252,14 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       if (stopped) return;
       stopped = true;
       timer?.cancel();
+      const retentionStopped = retention.stop();
       auth.stop();
       listener?.stop();
       // The pipeline refuses new work at once; a reconciliation under way ends after its current redemptions.
       const pipelineStopped = pipeline.stop();
       await reconciling;
       await pipelineStopped;
+      await retentionStopped;
       await auth.flush();
       status.state = 'stopped';
       logger.info('channel-point redemptions stopped');

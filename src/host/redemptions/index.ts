@@ -2,7 +2,12 @@
 export { bindLedger } from './redemption-ledger.ts';
 export type {
   AccountLedgerOperations, LedgerEntry, LedgerOutcome, LedgerState, ManagedReward, ManagedRewardStore, RedemptionLedger,
+  RedemptionLedgerRetention,
 } from './redemption-ledger.ts';
+export {
+  createLedgerRetention, DEFAULT_PRUNE_BATCH_SIZE, DEFAULT_PRUNE_INTERVAL_MS, MIN_LEDGER_RETENTION_DAYS,
+} from './ledger-retention.ts';
+export type { LedgerRetention, LedgerRetentionOptions, PruneReport } from './ledger-retention.ts';
 export { ChannelPointsError } from './channel-points.ts';
 export type { ChannelPointsApi, RedemptionStatusUpdate, RewardFields, TwitchRedemption, TwitchReward } from './channel-points.ts';
 export { createRedemptionPipeline } from './redemption-pipeline.ts';

@@ -29,6 +29,15 @@ export interface RedemptionLedger {
   listRedemptionsAwaitingStatus(): Promise<LedgerEntry[]>;
 }
 
+/** Keeps the ledger from growing forever (ledger-retention.ts). */
+export interface RedemptionLedgerRetention {
+  /**
+   * Deletes up to `limit` settled (`status-sent`) redemptions whose last change is before
+   * `settledBefore`, oldest first, in one transaction; answers how many. Never a row still owed.
+   */
+  pruneSettledRedemptions(settledBefore: Date, limit: number): Promise<number>;
+}
+
 export interface ManagedRewardStore {
   listManagedRewards(): Promise<ManagedReward[]>;
   saveManagedReward(reward: ManagedReward): Promise<void>;
@@ -41,17 +50,21 @@ export interface AccountLedgerOperations {
   recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome): Promise<void>;
   recordRedemptionStatusSent(accountId: number, ids: readonly string[]): Promise<void>;
   listRedemptionsAwaitingStatus(accountId: number): Promise<LedgerEntry[]>;
+  pruneSettledRedemptions(accountId: number, settledBefore: Date, limit: number): Promise<number>;
   listManagedRewards(accountId: number): Promise<ManagedReward[]>;
   saveManagedReward(accountId: number, reward: ManagedReward): Promise<void>;
   forgetManagedReward(accountId: number, rewardKey: string): Promise<void>;
 }
 
-export function bindLedger(operations: AccountLedgerOperations, accountId: number): RedemptionLedger & ManagedRewardStore {
+export function bindLedger(
+  operations: AccountLedgerOperations, accountId: number,
+): RedemptionLedger & RedemptionLedgerRetention & ManagedRewardStore {
   return {
     beginRedemption: (redemption) => operations.beginRedemption(accountId, redemption),
     recordRedemptionEffect: (id, outcome) => operations.recordRedemptionEffect(accountId, id, outcome),
     recordRedemptionStatusSent: (ids) => operations.recordRedemptionStatusSent(accountId, ids),
     listRedemptionsAwaitingStatus: () => operations.listRedemptionsAwaitingStatus(accountId),
+    pruneSettledRedemptions: (settledBefore, limit) => operations.pruneSettledRedemptions(accountId, settledBefore, limit),
     listManagedRewards: () => operations.listManagedRewards(accountId),
     saveManagedReward: (reward) => operations.saveManagedReward(accountId, reward),
     forgetManagedReward: (rewardKey) => operations.forgetManagedReward(accountId, rewardKey),

@@ -111,6 +111,20 @@ export function createRedemptionLedger(context: ServiceContext) {
     return (await store.listRedemptionsByStatus(accountId, 'effect-done')).map(toEntry);
   }
 
+  /**
+   * Deletes up to `limit` of the account's settled (`status-sent`) redemptions whose last change is
+   * before `settledBefore`, oldest first, in one transaction; answers how many. Rows still owed an
+   * effect or a status are never deleted. The caller repeats it for more (docs/redemptions.md).
+   */
+  async function pruneSettledRedemptions(accountId: number, settledBefore: Date, limit: number): Promise<number> {
+    if (!(settledBefore instanceof Date) || !Number.isFinite(settledBefore.getTime())) {
+      throw new TypeError(`settledBefore must be a valid Date, got ${String(settledBefore)}`);
+    }
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw new TypeError(`limit must be a whole number from 1 to 10000, got ${String(limit)}`);
+    const cutoff = settledBefore.toISOString();
+    return store.transaction((tx) => tx.deleteSettledRedemptions(accountId, cutoff, limit));
+  }
+
   async function listManagedRewards(accountId: number): Promise<ManagedReward[]> {
     return (await store.listManagedRewards(accountId)).map(({ accountId: _account, ...reward }) => reward);
   }
@@ -140,6 +154,6 @@ export function createRedemptionLedger(context: ServiceContext) {
 
   return {
     beginRedemption, recordRedemptionEffect, recordRedemptionStatusSent, findRedemptionEntry, listRedemptionsAwaitingStatus,
-    listManagedRewards, saveManagedReward, forgetManagedReward,
+    pruneSettledRedemptions, listManagedRewards, saveManagedReward, forgetManagedReward,
   };
 }

@@ -182,6 +182,16 @@ CREATE TABLE managed_rewards (
 ) STRICT;
 `,
   },
+  {
+    version: 3,
+    name: 'redemption ledger retention',
+    sql: `
+-- Settled redemptions (status-sent: Twitch has their final status, nothing is owed) are pruned
+-- once their last change is older than twitch.redemptions.ledgerRetentionDays, oldest first.
+-- This index finds them without reading the rows still owed.
+CREATE INDEX processed_redemptions_settled ON processed_redemptions(account_id, updated_at) WHERE status = 'status-sent';
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -22,7 +22,8 @@ export const WRITE_METHODS: ReadonlySet<string> = new Set([
   'insertAccount', 'updateAccount', 'insertApiKey', 'revokeApiKey', 'upsertTemplate', 'insertOverlay',
   'updateOverlay', 'bumpOverlayVersions', 'insertSkin', 'updateSkin', 'setSkinRole', 'insertViewer',
   'updateViewer', 'insertEntitlement', 'setEntitlementSource', 'deleteEntitlement', 'setSkinPick',
-  'insertRedemption', 'setRedemptionStatus', 'updateRedemption', 'upsertManagedReward', 'deleteManagedReward',
+  'insertRedemption', 'setRedemptionStatus', 'updateRedemption', 'deleteSettledRedemptions', 'upsertManagedReward',
+  'deleteManagedReward',
 ]);
 
 export class SqliteQueries implements Synchronous<StoreWriter> {
@@ -446,6 +447,18 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     if (patch.attempts !== undefined) { sets.push('attempts = ?'); params.push(patch.attempts); }
     if (sets.length === 0) return;
     this.#run(`UPDATE processed_redemptions SET ${sets.join(', ')}, updated_at = ${NOW} WHERE id = ?`, ...params, id);
+  }
+
+  deleteSettledRedemptions(accountId: number, settledBefore: string, limit: number): number {
+    // Only `status-sent` (a literal, so the partial index processed_redemptions_settled serves it);
+    // updated_at is when the row last changed, which for status-sent is when it settled.
+    return this.#run(
+      `DELETE FROM processed_redemptions WHERE rowid IN (
+         SELECT rowid FROM processed_redemptions
+          WHERE account_id = ? AND status = 'status-sent' AND updated_at < ?
+          ORDER BY updated_at LIMIT ?)`,
+      accountId, settledBefore, limit,
+    ).changes;
   }
 
   // Managed channel-point rewards

@@ -130,6 +130,12 @@ export interface StoreWriter extends StoreReader {
   setRedemptionStatus(id: string, status: string): Promise<void>;
   /** Changes the ledger columns of a redemption. */
   updateRedemption(id: string, patch: { status?: string; outcome?: 'fulfill' | 'refund' | null; attempts?: number }): Promise<void>;
+  /**
+   * Deletes up to `limit` of the account's `status-sent` redemptions whose last change is before
+   * `settledBefore` (an ISO 8601 UTC timestamp), oldest first; answers how many. Rows in any
+   * other state are never touched.
+   */
+  deleteSettledRedemptions(accountId: number, settledBefore: string, limit: number): Promise<number>;
 
   /** Inserts or replaces the managed reward of (account, reward key). */
   upsertManagedReward(reward: ManagedRewardRecord): Promise<void>;

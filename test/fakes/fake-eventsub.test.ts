@@ -145,6 +145,66 @@ describe('FakeEventSub wire protocol', () => {
     expect(subscription.status).toBe('websocket_disconnected');
   });
 
+  it('withholds the welcome from the next connections: they open and hear nothing, never closed by the fake, until the client closes them', async () => {
+    const fake = await startEventSub({ keepaliveIntervalMs: 10, closeUnusedAfterMs: 50 });
+    fake.withholdWelcome(1);
+    expect(fake.withheldConnections).toEqual({ opened: 0, open: 0, pending: 1 });
+    const stalled = rawClient(fake.url);
+    await new Promise((resolve) => stalled.ws.once('open', resolve));
+    await expect.poll(() => fake.withheldConnections).toEqual({ opened: 1, open: 1, pending: 0 });
+    expect(fake.sessions).toEqual([]);
+
+    // Only the next connection was withheld: this one is welcomed, kept alive, and closed unused
+    // (4003) - all of which a session opened for the stalled socket would have had too.
+    const welcomed = rawClient(fake.url);
+    const sessionId = await welcomed.sessionId();
+    await welcomed.next('session_keepalive');
+    expect((await welcomed.closed).code).toBe(4003);
+    expect(stalled.messages).toEqual([]);
+    expect(stalled.ws.readyState).toBe(WebSocket.OPEN);
+    // Sending is no reason to close it either (a welcomed socket gets 4001 for it).
+    stalled.ws.send('{"hello":true}');
+    expect(fake.sessions.map((s) => s.id)).toEqual([sessionId]);
+    expect(fake.totalConnections).toBe(2);
+    await expect.poll(() => fake.connectionCount).toBe(1);
+
+    // Only the client ends it.
+    stalled.ws.close();
+    expect((await stalled.closed).code).toBe(1005);
+    await expect.poll(() => fake.withheldConnections).toEqual({ opened: 1, open: 0, pending: 0 });
+    expect(fake.connectionCount).toBe(0);
+    expect(stalled.messages).toEqual([]);
+  });
+
+  it('withholds welcomes from new connections only: one to a reconnect_url is welcomed, and counts add up', async () => {
+    const fake = await startEventSub({ closeUnusedAfterMs: false });
+    const old = rawClient(fake.url);
+    const sessionId = await old.sessionId();
+    fake.withholdWelcome(1);
+    fake.withholdWelcome(1);
+    const handover = fake.requestReconnect();
+    const reconnect = await old.next('session_reconnect');
+    const fresh = rawClient(reconnect.payload.session?.['reconnect_url'] as string);
+    expect(await fresh.sessionId()).toBe(sessionId);
+    await handover;
+    expect(fake.withheldConnections).toEqual({ opened: 0, open: 0, pending: 2 });
+
+    const stalled = [rawClient(fake.url), rawClient(fake.url)];
+    await expect.poll(() => fake.withheldConnections).toEqual({ opened: 2, open: 2, pending: 0 });
+    const third = rawClient(fake.url);
+    expect(await third.sessionId()).not.toBe(sessionId);
+    expect(stalled.map((c) => c.messages)).toEqual([[], []]);
+
+    // withholdWelcome(0) cancels what is still pending.
+    fake.withholdWelcome(3);
+    fake.withholdWelcome(0);
+    expect(fake.withheldConnections.pending).toBe(0);
+    await rawClient(fake.url).sessionId();
+    // close() ends the stalled sockets too.
+    await fake.close();
+    expect(await Promise.all(stalled.map((c) => c.closed.then((closed) => closed.code)))).toEqual([1006, 1006]);
+  });
+
   it('closes with 4001 when the client sends anything', async () => {
     const fake = await startEventSub();
     const client = rawClient(fake.url);

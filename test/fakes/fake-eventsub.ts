@@ -34,6 +34,10 @@
  *   through (keepalives and notifications are lost, `delivered: false`), as when a NAT or proxy
  *   drops a flow without closing it; the client has to notice by its keepalive timeout.
  * - duplicate delivery: `redeliver(messageId)` resends the identical message.
+ * - a connection never welcomed: `withholdWelcome(count)` makes the next `count` new connections
+ *   (not those to a reconnect_url) open and then hear nothing at all (no session, no welcome, no
+ *   keepalive, no close), as a stuck endpoint or a proxy that took the upgrade and stalled; only
+ *   the client can end them (`withheldConnections` tells how many opened and are still open).
  * - close codes (EVENTSUB_CLOSE): 4001 when a client sends anything; 4003 when a new
  *   session has no subscription within `closeUnusedAfterMs`; 4004 grace expired;
  *   4007 unknown reconnect token; any code via `closeSession()`.
@@ -51,6 +55,7 @@
  *   .revoke(subscriptionId, status?) / .redeliver(messageId) / .sendKeepalive(sessionId?)
  *   .closeSession(sessionId, code, reason?) / .dropAllConnections() / .setKeepalivesPaused(paused)
  *   .silenceSession(sessionId?)   (half-dead: socket open, nothing sent any more)
+ *   .withholdWelcome(count?) / .withheldConnections   (opened, never welcomed)
  *   .waitForSession(opts?) / .waitForSubscription(type, opts?) / .waitForDisconnect(sessionId, opts?)
  *   .close()
  */
@@ -245,6 +250,11 @@ export class FakeEventSub {
   #totalConnections = 0;
   #keepalivesPaused = false;
   #closed = false;
+  /** How many of the next new connections get no welcome (see withholdWelcome). */
+  #welcomesToWithhold = 0;
+  #withheldTotal = 0;
+  /** Connections whose welcome was withheld, while open. */
+  readonly #withheld = new Set<WebSocket>();
 
   private constructor(options: FakeEventSubOptions) {
     this.#options = options;
@@ -276,14 +286,23 @@ export class FakeEventSub {
     return `ws://127.0.0.1:${address.port}/ws`;
   }
 
+  /** Open connections, withheld ones (never welcomed) included. */
   get connectionCount(): number {
-    let open = 0;
+    let open = this.#withheld.size;
     for (const session of this.#sessions.values()) open += (session.socket ? 1 : 0) + session.retiring.size;
     return open;
   }
 
   get totalConnections(): number {
     return this.#totalConnections;
+  }
+
+  /**
+   * Connections that got no welcome (withholdWelcome): how many opened, how many are still open,
+   * and how many welcomes are still to be withheld.
+   */
+  get withheldConnections(): { opened: number; open: number; pending: number } {
+    return { opened: this.#withheldTotal, open: this.#withheld.size, pending: this.#welcomesToWithhold };
   }
 
   /** Every session ever opened, oldest first. */
@@ -364,6 +383,17 @@ export class FakeEventSub {
   }
 
   // ---- driving the client ---------------------------------------------
+
+  /**
+   * The next `count` new connections (not those to a reconnect_url) are accepted and then hear
+   * nothing: no session is opened, no session_welcome, no keepalive, and they are never closed by
+   * the fake (anything the client sends is ignored). A client has to give up on them by itself.
+   * Counts add up; `withholdWelcome(0)` cancels what is still pending.
+   */
+  withholdWelcome(count = 1): void {
+    if (!Number.isInteger(count) || count < 0) throw new Error(`fake EventSub: withholdWelcome(${count}): a count of connections`);
+    this.#welcomesToWithhold = count === 0 ? 0 : this.#welcomesToWithhold + count;
+  }
 
   /** A channel point redemption, to every enabled subscription whose condition matches. */
   sendRedemptionAdd(event: RedemptionAddEvent, options: NotifyOptions = {}): Delivery[] {
@@ -534,6 +564,7 @@ export class FakeEventSub {
       this.#stopTimers(session);
       for (const ws of [session.socket, ...session.retiring]) ws?.terminate();
     }
+    for (const ws of this.#withheld) ws.terminate();
     this.#wss.close();
     const server = this.#httpServer;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -561,6 +592,17 @@ export class FakeEventSub {
         return;
       }
       this.#handOver(session, ws);
+      return;
+    }
+    if (this.#welcomesToWithhold > 0) {
+      this.#welcomesToWithhold--;
+      this.#withheldTotal++;
+      this.#withheld.add(ws);
+      ws.on('close', () => {
+        this.#withheld.delete(ws);
+        this.#waiters.check();
+      });
+      this.#waiters.check();
       return;
     }
     const session: Session = {

@@ -56,6 +56,8 @@ export interface WorldOptions {
   logger?: Logger;
   /** How often the host looks at its token file (default: the host's, 5 s). */
   tokenFileCheckMs?: number;
+  /** How long an EventSub connection may stay unwelcomed (default: the host's, 30 s). */
+  welcomeTimeoutMs?: number;
 }
 
 export interface UnlockCall {
@@ -194,7 +196,9 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
         world.config = config;
       }
       world.redemptions = await startTwitchRedemptions({
-        config, host, ledger, logger, ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
+        config, host, ledger, logger,
+        ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
+        ...(options.welcomeTimeoutMs === undefined ? {} : { welcomeTimeoutMs: options.welcomeTimeoutMs }),
       });
       return world.redemptions;
     },

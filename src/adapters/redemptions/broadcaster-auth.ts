@@ -71,8 +71,10 @@ export interface BroadcasterAuthOptions {
 
 export const DEFAULT_TOKEN_FILE_CHECK_MS = 5000;
 
-/** For a host that could not start redemptions: it reads the token file only at start. */
-export const REAUTHORIZE_HINT = 'run `chatskin twitch auth` to authorize the channel again, then restart chatskin';
+/** For a host without a token: it watches the token file and starts the redemptions once one is there. */
+export const AUTHORIZE_HINT = 'run `chatskin twitch auth`; the running chatskin picks the token up within seconds and starts the redemptions (no restart needed)';
+/** For a host whose token cannot be used: it watches the token file and starts the redemptions once a usable one is there. */
+export const REAUTHORIZE_HINT = 'run `chatskin twitch auth` to authorize the channel again; the running chatskin picks the new token up within seconds and starts the redemptions (no restart needed)';
 /** For a running host, which watches the token file and takes a new token over. */
 export const REAUTHORIZE_RUNNING_HINT = 'run `chatskin twitch auth` to authorize the channel again; the running chatskin takes the new token over within seconds';
 

@@ -6,6 +6,10 @@
 // closes the old socket itself, same session, nothing lost) and revocation. A lost connection
 // (not a session_reconnect) loses what Twitch sent meanwhile, so every time the subscription is
 // made again `onSubscribed` fires and the host reconciles.
+// twurple's keepalive timer only starts with session_welcome: a socket that opens but is never
+// welcomed (a stuck endpoint, a proxy that took the upgrade and stalls) would leave it waiting for
+// ever. A welcome watchdog here gives such a socket `welcomeTimeoutMs`, then connects afresh (as
+// restart() does) and counts it in `welcomeTimeouts`.
 import type { ApiClient } from '@twurple/api';
 import { EventSubWsListener } from '@twurple/eventsub-ws';
 import type { Logger } from 'pino';
@@ -28,6 +32,8 @@ export interface EventSubStatus {
   handovers: number;
   /** Connections lost (keepalive missed, socket closed). */
   disconnects: number;
+  /** Sockets that opened but had no session_welcome within the welcome timeout (then dropped, connected afresh). */
+  welcomeTimeouts: number;
   /** Notifications delivered to the pipeline. */
   notifications: number;
   /** Notifications twurple was sent twice (same message id), dropped. */
@@ -48,6 +54,11 @@ export interface RedemptionListenerOptions {
   onRedemption(redemption: TwitchRedemption): void;
   /** The subscription was (re)created: notifications may have been lost before it. */
   onSubscribed(): void;
+  /**
+   * How long an open socket may wait for session_welcome (Twitch sends it at once) before it is
+   * dropped and the listener connects afresh. Default 30 000.
+   */
+  welcomeTimeoutMs?: number;
 }
 
 export interface RedemptionListener {
@@ -62,6 +73,7 @@ export interface RedemptionListener {
 }
 
 const MESSAGE_ID_MEMORY_MS = 10 * 60 * 1000;
+export const DEFAULT_WELCOME_TIMEOUT_MS = 30_000;
 
 type HandleSingleEventPayload = EventSubWsListener['_handleSingleEventPayload'];
 /** @twurple/eventsub-base's event class (not a direct dependency), by the handler's parameter. */
@@ -132,9 +144,43 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
   const log = options.logger.child({ component: 'eventsub' });
   const status: EventSubStatus = {
     state: 'stopped', sessionId: null, subscription: 'none', sessions: 0, handovers: 0, disconnects: 0,
-    notifications: 0, duplicateMessages: 0, lastError: null, revokedBecause: null, lastWelcomeAt: null,
+    welcomeTimeouts: 0, notifications: 0, duplicateMessages: 0, lastError: null, revokedBecause: null, lastWelcomeAt: null,
   };
   let listener: EventSubWsListenerWithoutTimers | null = null;
+  const welcomeTimeoutMs = options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS;
+  /** Armed while a socket of `listener` is open and not yet welcomed; cleared by stop() and on every change. */
+  let welcomeWatchdog: NodeJS.Timeout | null = null;
+
+  function clearWelcomeWatchdog(): void {
+    if (welcomeWatchdog === null) return;
+    clearTimeout(welcomeWatchdog);
+    welcomeWatchdog = null;
+  }
+
+  function armWelcomeWatchdog(watched: EventSubWsListenerWithoutTimers): void {
+    clearWelcomeWatchdog();
+    welcomeWatchdog = setTimeout(() => {
+      welcomeWatchdog = null;
+      if (status.state === 'stopped' || watched !== listener) return;
+      status.welcomeTimeouts++;
+      status.lastError = `no session_welcome from Twitch within ${welcomeTimeoutMs / 1000} s of the connection opening (the endpoint accepted the WebSocket but sent nothing)`;
+      log.warn({ welcomeTimeouts: status.welcomeTimeouts },
+        `EventSub connection not welcomed: ${status.lastError}; connecting afresh, and missed redemptions will be listed`);
+      connectAfresh();
+    }, welcomeTimeoutMs);
+  }
+
+  /** Drops the current listener (and its connection) and subscribes afresh on a new one. */
+  function connectAfresh(): void {
+    const previous = listener;
+    clearWelcomeWatchdog();
+    listener = build();
+    previous?.stopCompletely();
+    status.state = 'connecting';
+    status.sessionId = null;
+    status.subscription = 'none';
+    listener.start();
+  }
 
   function build(): EventSubWsListenerWithoutTimers {
     const created = new EventSubWsListenerWithoutTimers({
@@ -151,9 +197,11 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       // A listener already replaced by restart() (or stopped) is not heard any more.
       if (status.state === 'stopped' || created !== listener) return;
       log.debug('EventSub socket open, waiting for the welcome');
+      armWelcomeWatchdog(created);
     });
     created.onUserSocketReady((_userId: string, sessionId: string) => {
       if (status.state === 'stopped' || created !== listener) return;
+      clearWelcomeWatchdog();
       status.lastWelcomeAt = new Date().toISOString();
       if (sessionId === status.sessionId && status.state === 'connected') {
         status.handovers++;
@@ -168,6 +216,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     });
     created.onUserSocketDisconnect((_userId: string, error?: Error) => {
       if (status.state === 'stopped' || created !== listener) return;
+      // twurple connects again on its own; the next socket that opens is watched afresh.
+      clearWelcomeWatchdog();
       status.state = 'disconnected';
       status.disconnects++;
       if (status.subscription === 'active') status.subscription = 'pending';
@@ -213,17 +263,12 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     },
     restart() {
       if (!listener) return;
-      const previous = listener;
-      listener = build();
-      previous.stopCompletely();
-      status.state = 'connecting';
-      status.sessionId = null;
-      status.subscription = 'none';
       log.info('EventSub: connecting afresh to subscribe to channel-point redemptions again');
-      listener.start();
+      connectAfresh();
     },
     status: () => ({ ...status }),
     stop() {
+      clearWelcomeWatchdog();
       status.state = 'stopped';
       if (status.subscription !== 'revoked') status.subscription = 'none';
       listener?.stopCompletely();

@@ -1,8 +1,11 @@
 // Channel-point redemptions on Twitch, put together: the broadcaster's token (refreshed and saved),
 // the managed rewards kept in step with the config, live redemptions over EventSub, the periodic
 // listing of UNFULFILLED ones, and the pipeline that gives each one its effect once and its status
-// (docs/redemptions.md). Without a token, or with Twitch off, it starts nothing and says why in
-// its status; the rest of the host runs on.
+// (docs/redemptions.md). With Twitch off it starts nothing. Without a usable token it says why in
+// its status (needs-auth) and watches the token file: once `chatskin twitch auth` saved a usable
+// token there, the redemptions start as if the host had started with it, no restart. The rest of
+// the host runs on either way.
+import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.ts';
 import { redemptionSettings } from '../../config/config-schema.ts';
@@ -17,19 +20,20 @@ import { createRedemptionPipeline } from '../../host/redemptions/redemption-pipe
 import type { PipelineCounters, ReconcileReport, RedemptionPipeline } from '../../host/redemptions/redemption-pipeline.ts';
 import { syncManagedRewards } from '../../host/redemptions/reward-sync.ts';
 import type { RewardSyncEntry } from '../../host/redemptions/reward-sync.ts';
-import { createBroadcasterAuth, REAUTHORIZE_HINT } from './broadcaster-auth.ts';
+import { AUTHORIZE_HINT, createBroadcasterAuth, DEFAULT_TOKEN_FILE_CHECK_MS, REAUTHORIZE_HINT } from './broadcaster-auth.ts';
 import type { BroadcasterAuth, BroadcasterAuthStatus } from './broadcaster-auth.ts';
 import { createHelixChannelPoints } from './helix-channel-points.ts';
 import { createRedemptionListener } from './redemption-listener.ts';
 import type { EventSubStatus, RedemptionListener } from './redemption-listener.ts';
 import { missingScopes } from './scopes.ts';
 import { readBroadcasterToken } from './token-file.ts';
+import type { StoredBroadcasterToken } from './token-file.ts';
 import { applyTwurpleMockPort } from './twitch-endpoints.ts';
 
 export type RedemptionsState =
   /** Twitch or redemptions switched off in the config. */
   | 'off'
-  /** No usable broadcaster token: `chatskin twitch auth` is needed. */
+  /** No usable broadcaster token: `chatskin twitch auth` is needed; the redemptions start once it saved one. */
   | 'needs-auth'
   | 'starting'
   | 'running'
@@ -57,8 +61,13 @@ export interface TwitchRedemptionsOptions {
   ledger: RedemptionLedger & RedemptionLedgerRetention & ManagedRewardStore;
   logger: Logger;
   clock?: Clock;
-  /** How often the token file is looked at for a token `chatskin twitch auth` saved meanwhile; default 5 000 ms. */
+  /**
+   * How often the token file is looked at for a token `chatskin twitch auth` saved meanwhile (one
+   * replacing the token in use, or, in needs-auth, the first usable one); default 5 000 ms.
+   */
   tokenFileCheckMs?: number;
+  /** How long a new EventSub connection may go without session_welcome before it is replaced; default 30 000 ms. */
+  welcomeTimeoutMs?: number;
 }
 
 export interface TwitchRedemptions {
@@ -67,6 +76,27 @@ export interface TwitchRedemptions {
   reconcile(): Promise<ReconcileReport | null>;
   /** Stops listening and the timer, waits for redemptions under way and saved tokens. Idempotent. */
   stop(): Promise<void>;
+}
+
+/** Redemptions started with a usable token, and the start itself (rewards synced, missed ones listed, EventSub listening). */
+interface Launched {
+  redemptions: TwitchRedemptions;
+  ready: Promise<void>;
+}
+
+/** For a token file that cannot be used: the host keeps looking at it. */
+const WATCHED_HINT = 'the running chatskin picks a usable token up from there within seconds and starts the redemptions (no restart needed)';
+
+/** The token file as `stat` sees it: it changed when this did. */
+const NO_FILE = 'no file';
+async function tokenFileFingerprint(file: string): Promise<string> {
+  try {
+    const info = await stat(file);
+    return `${info.ino}:${info.size}:${info.mtimeMs}`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? NO_FILE : `unreadable: ${code ?? errorText(error)}`;
+  }
 }
 
 function inert(status: RedemptionsStatus): TwitchRedemptions {
@@ -86,8 +116,9 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
   const status: RedemptionsStatus = {
     state: 'off', problem: null, auth: null, eventsub: null, rewards: [], unhandledRewardKeys: [], lastReconcile: null, counters: null,
   };
+  if (!config.twitch.enabled) return inert(status);
+  // Narrowed once, for the functions below.
   const twitch = config.twitch;
-  if (!twitch.enabled) return inert(status);
   const settings = redemptionSettings(twitch);
   if (!settings.redemptions.enabled) {
     logger.info('channel-point redemptions are switched off (twitch.redemptions.enabled: false)');
@@ -95,174 +126,284 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
   }
   applyTwurpleMockPort(twitch.helix.mockServerPort);
 
-  const needsAuth = (problem: string): TwitchRedemptions => {
-    status.state = 'needs-auth';
-    status.problem = problem;
-    logger.warn(`channel-point redemptions are not running: ${problem}`);
-    return inert(status);
-  };
   const tokenFile = settings.broadcaster.tokenFile;
-  let stored;
-  try {
-    stored = await readBroadcasterToken(tokenFile, {
-      onLoosePermissions: (mode) => logger.warn({ tokenFile, mode: mode.toString(8) }, 'the token file was readable by others; its permissions are now 600'),
-    });
-  } catch (error) {
-    return needsAuth(`${errorText(error)}`);
-  }
-  if (stored === null) return needsAuth(`there is no broadcaster token at ${tokenFile}: run \`chatskin twitch auth\`, then restart chatskin`);
-  if (stored.clientId !== twitch.clientId) {
-    return needsAuth(`the token in ${tokenFile} was issued to the client id ${stored.clientId}, not twitch.clientId; ${REAUTHORIZE_HINT}`);
-  }
-  if (stored.login !== config.channel.login) {
-    return needsAuth(`the token in ${tokenFile} belongs to "${stored.login}", not the channel "${config.channel.login}"; ${REAUTHORIZE_HINT}`);
-  }
-  const missing = missingScopes(stored.scope);
-  if (missing.length > 0) return needsAuth(`the token in ${tokenFile} lacks ${missing.join(', ')}; ${REAUTHORIZE_HINT}`);
+  const tokenFileCheckMs = options.tokenFileCheckMs ?? DEFAULT_TOKEN_FILE_CHECK_MS;
 
-  status.state = 'starting';
-  const auth: BroadcasterAuth = createBroadcasterAuth({
-    clientId: twitch.clientId, clientSecret: twitch.clientSecret, tokenFile, token: stored, logger, clock,
-    ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
-    // `chatskin twitch auth` ran while the host runs: carry on with the new token, no restart.
-    // (Called asynchronously, after a look at the file: the variables below exist by then.)
-    onTokenReloaded: () => {
-      if (stopped) return;
-      // A subscription Twitch revoked (the broadcaster withdrew the app's access) or that failed is made again.
-      const subscription = listener?.status().subscription;
-      if (subscription === 'revoked' || subscription === 'failed') listener?.restart();
-      // Statuses owed and redemptions missed while the token was refused (after a listing under
-      // way, which may have been refused too).
-      if (reconciling) void reconciling.finally(() => void reconcile());
-      else void reconcile();
-    },
-  });
-  const channelPoints = createHelixChannelPoints(auth.apiClient, auth.userId);
-  /** Twitch reward id -> reward key, of every reward the host manages (disabled ones too: their pending redemptions still count). */
-  let rewardKeys = new Map<string, string>();
-  const pipeline: RedemptionPipeline = createRedemptionPipeline({
-    ledger,
-    channelPoints,
-    handle: (event) => host.handleRedemption(event),
-    channel: config.channel.login,
-    rewardKeyOf: (rewardId) => rewardKeys.get(rewardId),
-    logger,
-  });
-  let rewardsSynced = false;
-  let stopped = false;
-  let timer: ScheduledTimer | null = null;
-  let reconciling: Promise<ReconcileReport | null> | null = null;
-  let listener: RedemptionListener | null = null;
-  // Settled ledger rows older than ledgerRetentionDays: deleted at start, then hourly.
-  const retention: LedgerRetention = createLedgerRetention({ ledger, retentionDays: settings.redemptions.ledgerRetentionDays, clock, logger });
-
-  const handledKeys = (): Set<string> => new Set(host.plugins.filter((p) => p.state === 'running').flatMap((p) => p.rewards));
-
-  async function syncRewards(): Promise<void> {
+  /** The token in the file, or why redemptions cannot start with it (and what to do). */
+  async function loadToken(): Promise<{ token: StoredBroadcasterToken } | { problem: string }> {
+    let stored: StoredBroadcasterToken | null;
     try {
-      status.rewards = await syncManagedRewards({
-        rewards: settings.rewards, channelPoints, store: ledger, broadcasterId: auth.userId, logger,
+      stored = await readBroadcasterToken(tokenFile, {
+        onLoosePermissions: (mode) => logger.warn({ tokenFile, mode: mode.toString(8) }, 'the token file was readable by others; its permissions are now 600'),
       });
-      rewardsSynced = true;
     } catch (error) {
-      rewardsSynced = false;
-      logger.error({ err: error }, `the channel-point rewards could not be synced (tried again at the next reconciliation): ${errorText(error)}`);
+      return { problem: `${errorText(error)}; ${WATCHED_HINT}` };
     }
-    try {
-      rewardKeys = new Map((await ledger.listManagedRewards()).map((reward) => [reward.twitchRewardId, reward.rewardKey]));
-    } catch (error) {
-      logger.error({ err: error }, `the managed rewards could not be read: ${errorText(error)}`);
+    if (stored === null) return { problem: `there is no broadcaster token at ${tokenFile}: ${AUTHORIZE_HINT}` };
+    if (stored.clientId !== twitch.clientId) {
+      return { problem: `the token in ${tokenFile} was issued to the client id ${stored.clientId}, not twitch.clientId; ${REAUTHORIZE_HINT}` };
     }
-    const handled = handledKeys();
-    status.unhandledRewardKeys = Object.keys(settings.rewards).filter((key) => !handled.has(key));
-    for (const key of status.unhandledRewardKeys) {
-      logger.warn({ rewardKey: key }, `no running plugin handles the reward "${key}": its redemptions will be refunded`);
+    if (stored.login !== config.channel.login) {
+      return { problem: `the token in ${tokenFile} belongs to "${stored.login}", not the channel "${config.channel.login}"; ${REAUTHORIZE_HINT}` };
     }
+    const missing = missingScopes(stored.scope);
+    if (missing.length > 0) return { problem: `the token in ${tokenFile} lacks ${missing.join(', ')}; ${REAUTHORIZE_HINT}` };
+    return { token: stored };
   }
 
-  function reconcile(): Promise<ReconcileReport | null> {
-    if (stopped) return Promise.resolve(null);
-    reconciling ??= (async () => {
+  // Looked at before it is read: a token saved in between is then seen as a change.
+  const seenAtStart = await tokenFileFingerprint(tokenFile);
+  const loaded = await loadToken();
+  if ('problem' in loaded) {
+    status.state = 'needs-auth';
+    status.problem = loaded.problem;
+    logger.warn({ tokenFile }, `channel-point redemptions are not running: ${loaded.problem}`);
+    return watchForToken(seenAtStart);
+  }
+  const started = launch(loaded.token);
+  try {
+    await started.ready;
+  } catch (error) {
+    await started.redemptions.stop();
+    throw error;
+  }
+  return started.redemptions;
+
+  /**
+   * Needs-auth: looks at the token file every tokenFileCheckMs (its inode, size and mtime; read
+   * only when one changed) and starts the redemptions with the first usable token saved there,
+   * as if the host had started with it. A token that cannot be used is reported once.
+   */
+  function watchForToken(seenFirst: string): TwitchRedemptions {
+    let seen = seenFirst;
+    let watching = true;
+    let timer: ScheduledTimer | null = null;
+    let looking: Promise<void> | null = null;
+    /** Once a usable token was found: the redemptions started with it. */
+    let launched: Launched | null = null;
+
+    async function look(): Promise<void> {
+      const fingerprint = await tokenFileFingerprint(tokenFile);
+      if (fingerprint === seen || !watching) return;
+      seen = fingerprint;
+      const found = await loadToken();
+      if (!watching) return;
+      if ('problem' in found) {
+        status.problem = found.problem;
+        // A removed file is no news worth a warning; a token saved there that cannot be used is.
+        if (fingerprint !== NO_FILE) logger.warn({ tokenFile }, `the token file changed, but channel-point redemptions still cannot start: ${found.problem}`);
+        return;
+      }
+      logger.info({ tokenFile, broadcaster: found.token.login },
+        'found a usable broadcaster token (saved by `chatskin twitch auth`): starting channel-point redemptions, no restart needed');
+      const attempt = launch(found.token);
+      launched = attempt;
       try {
-        if (!rewardsSynced) await syncRewards();
-        const report = await pipeline.reconcile([...rewardKeys.keys()]);
-        status.lastReconcile = { at: new Date(clock.now()).toISOString(), report };
-        if (report.failures.length > 0) logger.warn({ failures: report.failures }, 'reconciling redemptions left some for later');
-        else if (report.handled > 0 || report.statusesSent > 0) {
-          logger.info({ handled: report.handled, statusesSent: report.statusesSent }, 'finished redemptions missed earlier');
-        }
-        return report;
+        await attempt.ready;
       } catch (error) {
-        logger.error({ err: error }, `reconciling redemptions failed: ${errorText(error)}`);
-        return null;
-      } finally {
-        reconciling = null;
+        await attempt.redemptions.stop();
+        launched = null;
+        if (!watching) return;
+        status.state = 'needs-auth';
+        status.problem = `channel-point redemptions could not start with the token in ${tokenFile}: ${errorText(error)}; ${REAUTHORIZE_HINT}`;
+        logger.error({ err: error }, status.problem);
       }
-    })();
-    return reconciling;
+    }
+
+    function arm(): void {
+      if (!watching || launched) return;
+      timer = clock.schedule(() => {
+        timer = null;
+        looking = look()
+          .catch((error: unknown) => {
+            logger.warn({ err: error, tokenFile }, `looking at the token file failed: ${errorText(error)}`);
+          })
+          .finally(() => {
+            looking = null;
+            arm();
+          });
+      }, tokenFileCheckMs);
+    }
+    arm();
+
+    return {
+      status: () => launched?.redemptions.status() ?? structuredClone(status),
+      reconcile: async () => (launched ? launched.redemptions.reconcile() : null),
+      async stop() {
+        if (!watching) {
+          await launched?.redemptions.stop();
+          return;
+        }
+        watching = false;
+        timer?.cancel();
+        timer = null;
+        // Redemptions started meanwhile stop like ones started with the host (the start under way ends early).
+        await launched?.redemptions.stop();
+        await looking;
+        status.state = 'stopped';
+      },
+    };
   }
 
-  function armTimer(): void {
-    if (stopped) return;
-    timer = clock.schedule(() => {
-      void reconcile().finally(armTimer);
-    }, settings.redemptions.reconcileIntervalSeconds * 1000);
-  }
+  /**
+   * Starts the redemptions with a usable token: `redemptions` at once (its stop() also ends a
+   * start under way), `ready` once rewards are synced, missed redemptions listed and EventSub
+   * listens.
+   */
+  function launch(stored: StoredBroadcasterToken): Launched {
+    status.state = 'starting';
+    status.problem = null;
+    const auth: BroadcasterAuth = createBroadcasterAuth({
+      clientId: twitch.clientId, clientSecret: twitch.clientSecret, tokenFile, token: stored, logger, clock, tokenFileCheckMs,
+      // `chatskin twitch auth` ran while the host runs: carry on with the new token, no restart.
+      // (Called asynchronously, after a look at the file: the variables below exist by then.)
+      onTokenReloaded: () => {
+        if (stopped) return;
+        // A subscription Twitch revoked (the broadcaster withdrew the app's access) or that failed is made again.
+        const subscription = listener?.status().subscription;
+        if (subscription === 'revoked' || subscription === 'failed') listener?.restart();
+        // Statuses owed and redemptions missed while the token was refused (after a listing under
+        // way, which may have been refused too).
+        if (reconciling) void reconciling.finally(() => void reconcile());
+        else void reconcile();
+      },
+    });
+    const channelPoints = createHelixChannelPoints(auth.apiClient, auth.userId);
+    /** Twitch reward id -> reward key, of every reward the host manages (disabled ones too: their pending redemptions still count). */
+    let rewardKeys = new Map<string, string>();
+    const pipeline: RedemptionPipeline = createRedemptionPipeline({
+      ledger,
+      channelPoints,
+      handle: (event) => host.handleRedemption(event),
+      channel: config.channel.login,
+      rewardKeyOf: (rewardId) => rewardKeys.get(rewardId),
+      logger,
+    });
+    let rewardsSynced = false;
+    let stopped = false;
+    let timer: ScheduledTimer | null = null;
+    let reconciling: Promise<ReconcileReport | null> | null = null;
+    let listener: RedemptionListener | null = null;
+    // Settled ledger rows older than ledgerRetentionDays: deleted at start, then hourly.
+    const retention: LedgerRetention = createLedgerRetention({ ledger, retentionDays: settings.redemptions.ledgerRetentionDays, clock, logger });
 
-  await syncRewards();
-  // Redemptions made while the host was down are finished before live ones are taken.
-  await reconcile();
-  listener = createRedemptionListener({
-    apiClient: auth.apiClient,
-    broadcasterId: auth.userId,
-    url: twitch.eventsub.url,
-    logger,
-    onRedemption: (redemption) => {
-      void pipeline.process(redemption);
-    },
-    // Anything sent while there was no subscription (a lost connection) is listed now.
-    onSubscribed: () => {
-      void reconcile();
-    },
-  });
-  listener.start();
-  armTimer();
-  void retention.start();
-  status.state = 'running';
-  logger.info({ rewards: status.rewards.map((r) => `${r.rewardKey}:${r.action}`) }, 'channel-point redemptions are running');
+    const handledKeys = (): Set<string> => new Set(host.plugins.filter((p) => p.state === 'running').flatMap((p) => p.rewards));
 
-  return {
-    status() {
-      const snapshot = structuredClone(status);
-      snapshot.auth = auth.status();
-      snapshot.eventsub = listener?.status() ?? null;
-      snapshot.counters = { ...pipeline.counters };
-      const problems: string[] = [];
-      if (snapshot.auth.error) problems.push(snapshot.auth.error);
-      if (snapshot.eventsub?.subscription === 'revoked') problems.push(`Twitch revoked the redemption subscription (${snapshot.eventsub.revokedBecause})`);
-      if (snapshot.eventsub?.subscription === 'failed') problems.push(`subscribing to redemptions failed: ${snapshot.eventsub.lastError}`);
-      for (const reward of snapshot.rewards) {
-        if (reward.action === 'not-owned' || reward.action === 'failed') problems.push(`reward "${reward.rewardKey}": ${reward.message}`);
+    async function syncRewards(): Promise<void> {
+      try {
+        status.rewards = await syncManagedRewards({
+          rewards: settings.rewards, channelPoints, store: ledger, broadcasterId: auth.userId, logger,
+        });
+        rewardsSynced = true;
+      } catch (error) {
+        rewardsSynced = false;
+        logger.error({ err: error }, `the channel-point rewards could not be synced (tried again at the next reconciliation): ${errorText(error)}`);
       }
-      snapshot.problem = problems.length > 0 ? problems.join('; ') : null;
-      return snapshot;
-    },
-    reconcile,
-    async stop() {
+      try {
+        rewardKeys = new Map((await ledger.listManagedRewards()).map((reward) => [reward.twitchRewardId, reward.rewardKey]));
+      } catch (error) {
+        logger.error({ err: error }, `the managed rewards could not be read: ${errorText(error)}`);
+      }
+      const handled = handledKeys();
+      status.unhandledRewardKeys = Object.keys(settings.rewards).filter((key) => !handled.has(key));
+      for (const key of status.unhandledRewardKeys) {
+        logger.warn({ rewardKey: key }, `no running plugin handles the reward "${key}": its redemptions will be refunded`);
+      }
+    }
+
+    function reconcile(): Promise<ReconcileReport | null> {
+      if (stopped) return Promise.resolve(null);
+      reconciling ??= (async () => {
+        try {
+          if (!rewardsSynced) await syncRewards();
+          const report = await pipeline.reconcile([...rewardKeys.keys()]);
+          status.lastReconcile = { at: new Date(clock.now()).toISOString(), report };
+          if (report.failures.length > 0) logger.warn({ failures: report.failures }, 'reconciling redemptions left some for later');
+          else if (report.handled > 0 || report.statusesSent > 0) {
+            logger.info({ handled: report.handled, statusesSent: report.statusesSent }, 'finished redemptions missed earlier');
+          }
+          return report;
+        } catch (error) {
+          logger.error({ err: error }, `reconciling redemptions failed: ${errorText(error)}`);
+          return null;
+        } finally {
+          reconciling = null;
+        }
+      })();
+      return reconciling;
+    }
+
+    function armTimer(): void {
       if (stopped) return;
-      stopped = true;
-      timer?.cancel();
-      const retentionStopped = retention.stop();
-      auth.stop();
-      listener?.stop();
-      // The pipeline refuses new work at once; a reconciliation under way ends after its current redemptions.
-      const pipelineStopped = pipeline.stop();
-      await reconciling;
-      await pipelineStopped;
-      await retentionStopped;
-      await auth.flush();
-      status.state = 'stopped';
-      logger.info('channel-point redemptions stopped');
-    },
-  };
+      timer = clock.schedule(() => {
+        void reconcile().finally(armTimer);
+      }, settings.redemptions.reconcileIntervalSeconds * 1000);
+    }
+
+    async function begin(): Promise<void> {
+      await syncRewards();
+      if (stopped) return;
+      // Redemptions made while the host was down (or waited for a token) are finished before live ones are taken.
+      await reconcile();
+      if (stopped) return;
+      listener = createRedemptionListener({
+        apiClient: auth.apiClient,
+        broadcasterId: auth.userId,
+        url: twitch.eventsub.url,
+        logger,
+        ...(options.welcomeTimeoutMs === undefined ? {} : { welcomeTimeoutMs: options.welcomeTimeoutMs }),
+        onRedemption: (redemption) => {
+          void pipeline.process(redemption);
+        },
+        // Anything sent while there was no subscription (a lost connection) is listed now.
+        onSubscribed: () => {
+          void reconcile();
+        },
+      });
+      listener.start();
+      armTimer();
+      void retention.start();
+      status.state = 'running';
+      logger.info({ rewards: status.rewards.map((r) => `${r.rewardKey}:${r.action}`) }, 'channel-point redemptions are running');
+    }
+    const ready = begin();
+
+    const redemptions: TwitchRedemptions = {
+      status() {
+        const snapshot = structuredClone(status);
+        snapshot.auth = auth.status();
+        snapshot.eventsub = listener?.status() ?? null;
+        snapshot.counters = { ...pipeline.counters };
+        const problems: string[] = [];
+        if (snapshot.auth.error) problems.push(snapshot.auth.error);
+        if (snapshot.eventsub?.subscription === 'revoked') problems.push(`Twitch revoked the redemption subscription (${snapshot.eventsub.revokedBecause})`);
+        if (snapshot.eventsub?.subscription === 'failed') problems.push(`subscribing to redemptions failed: ${snapshot.eventsub.lastError}`);
+        for (const reward of snapshot.rewards) {
+          if (reward.action === 'not-owned' || reward.action === 'failed') problems.push(`reward "${reward.rewardKey}": ${reward.message}`);
+        }
+        snapshot.problem = problems.length > 0 ? problems.join('; ') : null;
+        return snapshot;
+      },
+      reconcile,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        timer?.cancel();
+        const retentionStopped = retention.stop();
+        auth.stop();
+        listener?.stop();
+        // The pipeline refuses new work at once; a reconciliation under way ends after its current redemptions.
+        const pipelineStopped = pipeline.stop();
+        // A start under way ends at its next step (its failure is the starter's to report).
+        await ready.catch(() => undefined);
+        await reconciling;
+        await pipelineStopped;
+        await retentionStopped;
+        await auth.flush();
+        status.state = 'stopped';
+        logger.info('channel-point redemptions stopped');
+      },
+    };
+    return { redemptions, ready };
+  }
 }

@@ -78,12 +78,15 @@ describe('the broadcaster token', () => {
     expect(logged).not.toContain('client_secret=');
   });
 
-  it('without a token file, does not start and says to run `chatskin twitch auth`', async () => {
+  it('without a token file, does not start and says to run `chatskin twitch auth` (no restart needed)', async () => {
     const world = await open();
     rmSync(world.tokenFile);
     const redemptions = await world.start();
     expect(redemptions.status()).toMatchObject({ state: 'needs-auth', auth: null, eventsub: null });
-    expect(redemptions.status().problem).toBe(`there is no broadcaster token at ${world.tokenFile}: run \`chatskin twitch auth\`, then restart chatskin`);
+    expect(redemptions.status().problem).toBe(
+      `there is no broadcaster token at ${world.tokenFile}: run \`chatskin twitch auth\`; `
+      + 'the running chatskin picks the token up within seconds and starts the redemptions (no restart needed)',
+    );
     expect(world.helix.calls).toEqual([]);
     expect(await redemptions.reconcile()).toBeNull();
   });
@@ -92,14 +95,20 @@ describe('the broadcaster token', () => {
     const world = await open();
     const good = readFileSync(world.tokenFile, 'utf8');
 
+    // Each start waits for a usable token (watching the file) until stopped.
     writeFileSync(world.tokenFile, good.replace(`"login": "${CHANNEL}"`, '"login": "someoneelse"'));
-    expect((await world.start()).status().problem).toMatch(/belongs to "someoneelse", not the channel "somechannel"; run `chatskin twitch auth`/);
+    expect((await world.start()).status().problem).toBe(
+      `the token in ${world.tokenFile} belongs to "someoneelse", not the channel "somechannel"; run \`chatskin twitch auth\` to authorize the channel again; `
+      + 'the running chatskin picks the new token up within seconds and starts the redemptions (no restart needed)',
+    );
+    await world.stop();
 
     writeFileSync(world.tokenFile, '{ not json');
-    expect((await world.start()).status().problem).toMatch(/is not valid JSON; run `chatskin twitch auth`/);
+    expect((await world.start()).status().problem).toMatch(/is not valid JSON; run `chatskin twitch auth` to write it again; the running chatskin picks a usable token up/);
+    await world.stop();
 
     writeFileSync(world.tokenFile, good.replace('"channel:manage:redemptions"', '"chat:read"'));
-    expect((await world.start()).status().problem).toMatch(/lacks channel:manage:redemptions/);
+    expect((await world.start()).status().problem).toMatch(/lacks channel:manage:redemptions; run `chatskin twitch auth`/);
     expect(world.helix.calls).toEqual([]);
   });
 

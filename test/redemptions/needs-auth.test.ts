@@ -4,20 +4,17 @@
 // while it runs, as if it had started with it: rewards synced, EventSub subscribed, and what was
 // redeemed meanwhile fulfilled once. No restart. Real twurple, host, skin-shop and store against
 // the Twitch fakes.
-import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBroadcasterToken, writeBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
+import { readBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
 import { startTwitchRedemptions } from '../../src/adapters/redemptions/twitch-redemptions.ts';
 import { systemClock } from '../../src/host/clock.ts';
 import type { Clock } from '../../src/host/clock.ts';
 import { bindLedger } from '../../src/host/redemptions/redemption-ledger.ts';
-import { FakeDeviceAuthorization } from '../adapters/redemptions/fake-device-authorization.ts';
-import { MAIN } from '../cli/cli-process.ts';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import { LEVEL } from '../host/log-capture.ts';
-import { CHANNEL, CLIENT_ID, CLIENT_SECRET, openRedemptionWorld, SCOPES } from './redemption-world.ts';
+import { CHANNEL, CLIENT_ID, openRedemptionWorld } from './redemption-world.ts';
+import { runTwitchAuth, saveBroadcasterToken } from './broadcaster-token-helpers.ts';
 import type { RedemptionWorld } from './redemption-world.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -35,48 +32,6 @@ async function open(): Promise<RedemptionWorld> {
   });
   cleanups.push(() => world.close());
   return world;
-}
-
-/** A token of the broadcaster, issued by Twitch (the fake), saved where the host looks. */
-async function saveToken(world: RedemptionWorld, scopes: string[] = SCOPES): Promise<string> {
-  const token = world.helix.issueUserToken({ clientId: CLIENT_ID, userId: world.broadcaster.id, scopes });
-  await writeBroadcasterToken(world.tokenFile, {
-    version: 1, clientId: CLIENT_ID, userId: world.broadcaster.id, login: CHANNEL, accessToken: token.accessToken,
-    refreshToken: token.refreshToken!, scope: token.scope, expiresIn: token.expiresIn, obtainmentTimestamp: token.obtainmentTimestamp,
-  });
-  return token.accessToken;
-}
-
-/** `chatskin twitch auth` in a child process, approved on the (fake) twitch.tv/activate as the broadcaster. */
-async function runTwitchAuth(world: RedemptionWorld): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const device = await FakeDeviceAuthorization.start(world.helix, { interval: 0 });
-  cleanups.push(() => device.close());
-  const config = path.join(world.dir, 'auth-config.yaml');
-  writeFileSync(config, JSON.stringify({
-    channel: { login: CHANNEL },
-    twitch: {
-      clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, bot: { login: 'chatskinbot', token: 'oauth:unused' },
-      helix: { mockServerPort: world.helix.port }, oauth: { url: device.oauthUrl }, broadcaster: { tokenFile: world.tokenFile },
-    },
-  }));
-  const child = spawn(process.execPath, ['--no-warnings', MAIN, 'twitch', 'auth', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  // A guard against hanging the suite, not a speed check.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  let stdout = '';
-  let stderr = '';
-  let approved = false;
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    const code = /enter the code (\w+)/.exec(stdout)?.[1];
-    if (code && !approved) {
-      approved = true;
-      device.approve(code, CHANNEL);
-    }
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
-  clearTimeout(guard);
-  return { code, stdout, stderr };
 }
 
 /** The redemptions part's own lines (not twurple's, the pipeline's or the auth's). */
@@ -103,7 +58,7 @@ describe('a host started without a usable broadcaster token', () => {
     const during = world.helix.fireRedemption({ rewardId, user: { login: 'during', displayName: 'During' } });
 
     // A token without channel:manage:redemptions: reported, and the host goes on waiting.
-    await saveToken(world, ['channel:read:redemptions']);
+    await saveBroadcasterToken(world, ['channel:read:redemptions']);
     const lacking = `the token in ${world.tokenFile} lacks channel:manage:redemptions; run \`chatskin twitch auth\` to authorize the channel again; `
       + 'the running chatskin picks the new token up within seconds and starts the redemptions (no restart needed)';
     await expect.poll(() => lines(world, LEVEL.warn), POLL)
@@ -152,7 +107,7 @@ describe('a host started without a usable broadcaster token', () => {
     expect(redemptions.status().state).toBe('needs-auth');
     expect(world.helix.rewards).toEqual([]);
 
-    const fresh = await saveToken(world);
+    const fresh = await saveBroadcasterToken(world);
     const subscription = await world.helix.eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { userId: world.broadcaster.id });
     await expect.poll(() => redemptions.status().state, POLL).toBe('running');
     expect(world.helix.rewards.map((r) => ({ title: r.json.title, clientId: r.clientId }))).toEqual([{ title: 'Neon', clientId: CLIENT_ID }]);
@@ -185,7 +140,7 @@ describe('a host started without a usable broadcaster token', () => {
     });
     cleanups.push(() => redemptions.stop());
     // The watcher is at work: it saw this one.
-    await saveToken(world, ['channel:read:redemptions']);
+    await saveBroadcasterToken(world, ['channel:read:redemptions']);
     await expect.poll(() => lines(world, LEVEL.warn).filter((m) => m.startsWith('the token file changed')), POLL).toHaveLength(1);
     expect(pending.size).toBe(1);
 

@@ -3,16 +3,12 @@
 // process, which saves a new token to the same file, and the running host carries on with it (no
 // restart): statuses owed meanwhile are sent, live redemptions work again, a revoked subscription
 // is made again. Real twurple, host, skin-shop and store against the Twitch fakes.
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBroadcasterToken, writeBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
-import { FakeDeviceAuthorization } from '../adapters/redemptions/fake-device-authorization.ts';
-import { MAIN } from '../cli/cli-process.ts';
+import { readBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import { LEVEL } from '../host/log-capture.ts';
-import { CHANNEL, CLIENT_ID, CLIENT_SECRET, openRedemptionWorld, SCOPES } from './redemption-world.ts';
+import { CHANNEL, openRedemptionWorld } from './redemption-world.ts';
+import { runTwitchAuth, saveBroadcasterToken } from './broadcaster-token-helpers.ts';
 import type { RedemptionWorld, WorldOptions } from './redemption-world.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -37,48 +33,6 @@ async function refuseRefresh(world: RedemptionWorld): Promise<void> {
   world.helix.revokeRefreshToken(world.token.refreshToken!);
   await world.redemptions!.reconcile();
   expect(world.redemptions!.status().auth).toMatchObject({ state: 'refresh-failed', reloads: 0 });
-}
-
-/** What `chatskin twitch auth` saves: a new token of the broadcaster, issued by Twitch (the fake). */
-async function saveNewToken(world: RedemptionWorld, scopes: string[] = SCOPES): Promise<string> {
-  const token = world.helix.issueUserToken({ clientId: CLIENT_ID, userId: world.broadcaster.id, scopes });
-  await writeBroadcasterToken(world.tokenFile, {
-    version: 1, clientId: CLIENT_ID, userId: world.broadcaster.id, login: CHANNEL, accessToken: token.accessToken,
-    refreshToken: token.refreshToken!, scope: token.scope, expiresIn: token.expiresIn, obtainmentTimestamp: token.obtainmentTimestamp,
-  });
-  return token.accessToken;
-}
-
-/** `chatskin twitch auth` in a child process, approved on the (fake) twitch.tv/activate as the broadcaster. */
-async function runTwitchAuth(world: RedemptionWorld): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const device = await FakeDeviceAuthorization.start(world.helix, { interval: 0 });
-  cleanups.push(() => device.close());
-  const config = path.join(world.dir, 'auth-config.yaml');
-  writeFileSync(config, JSON.stringify({
-    channel: { login: CHANNEL },
-    twitch: {
-      clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, bot: { login: 'chatskinbot', token: 'oauth:unused' },
-      helix: { mockServerPort: world.helix.port }, oauth: { url: device.oauthUrl }, broadcaster: { tokenFile: world.tokenFile },
-    },
-  }));
-  const child = spawn(process.execPath, ['--no-warnings', MAIN, 'twitch', 'auth', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  // A guard against hanging the suite, not a speed check.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  let stdout = '';
-  let stderr = '';
-  let approved = false;
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    const code = /enter the code (\w+)/.exec(stdout)?.[1];
-    if (code && !approved) {
-      approved = true;
-      device.approve(code, CHANNEL);
-    }
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
-  clearTimeout(guard);
-  return { code, stdout, stderr };
 }
 
 function authLines(world: RedemptionWorld): Array<{ level: number; msg: string }> {
@@ -136,7 +90,7 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
   it('saved before the refresh is refused: the refusal itself makes the host look at the file and take it', async () => {
     const world = await running({ tokenFileCheckMs: NEVER_MS });
     const redemptions = world.redemptions!;
-    const fresh = await saveNewToken(world);
+    const fresh = await saveBroadcasterToken(world);
     world.helix.expireAccessToken(world.token.accessToken);
     world.helix.revokeRefreshToken(world.token.refreshToken!);
     await redemptions.reconcile();
@@ -157,7 +111,7 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     await refuseRefresh(world);
     const mark = eventSub.subscriptions.length;
 
-    const fresh = await saveNewToken(world);
+    const fresh = await saveBroadcasterToken(world);
     const again = await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { since: mark, userId: world.broadcaster.id });
     const created = world.helix.calls.filter((c) => c.method === 'POST' && c.path === '/eventsub/subscriptions' && c.status === 202).at(-1);
     expect(created?.accessToken).toBe(fresh);
@@ -177,7 +131,7 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
   it('is not taken when it lacks a scope the redemptions need: the refusal stands, with a warning', async () => {
     const world = await running({ tokenFileCheckMs: 50 });
     await refuseRefresh(world);
-    await saveNewToken(world, ['channel:read:redemptions']);
+    await saveBroadcasterToken(world, ['channel:read:redemptions']);
     const warning = 'the token file holds a new token, but it lacks channel:manage:redemptions; the token in use stays';
     await expect.poll(() => authLines(world).filter((l) => l.level === LEVEL.warn).map((l) => l.msg), { timeout: 5000, interval: 5 })
       .toEqual([warning]);

@@ -4,23 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLIENT_HEADERS, runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
-
-const FIXTURE = `
-accounts:
-  - login: alice
-    premium: true
-    overlays:
-      - { name: Main, template: bubbles, default: true, values: { bubble.width: 420 } }
-      - { name: Second, template: bubbles, sync_source: Main, overrides: { avatar.size: 80 } }
-    skins:
-      - { slug: neon, name: Neon, description: Bright, template: bubbles, availability: purchase, active: true, values: { bubble.background-color: "#ff00ff" }, roles: [moderator] }
-global_skins:
-  - { slug: classic, name: Classic, template: bubbles, availability: free, values: {} }
-viewers:
-  - { twitch_user_id: "1001", twitch_username: viewer_one }
-purchases:
-  - { account: alice, viewer: viewer_one, skin: neon }
-`;
+import { ISSUE_SEED_FIXTURE as FIXTURE } from '../support/issue-seed-fixture.ts';
 
 describe('chatskin CLI', () => {
   it('prints help and refuses unknown commands with exit code 1', async () => {

@@ -2,13 +2,10 @@
 // chat commands change the overlay (seen through the service and the push socket), roles are
 // enforced, cooldowns hold, chatters are registered, chat reaches the overlay, and a dropped
 // connection reconnects and rejoins.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { parseConfig } from '../../src/config/index.ts';
+import { twitchHostConfig } from './twitch-host-config.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { ServerFrame } from '../../src/service/push/protocol.ts';
@@ -41,21 +38,7 @@ describe('host with Twitch chat (real tmi.js against the fake server)', () => {
 
   beforeAll(async () => {
     irc = await FakeTwitchIrc.start();
-    const dir = mkdtempSync(join(tmpdir(), 'chatskin-host-'));
-    const config = parseConfig({
-      http: { host: '127.0.0.1', port: 0 },
-      store: { path: join(dir, 'db.sqlite') },
-      channel: { login: 'alice' },
-      localChat: { enabled: false },
-      twitch: {
-        enabled: true, clientId: 'test-client', clientSecret: 'test-secret',
-        bot: { login: 'chatskinbot', token: 'oauth:testtoken' },
-        channels: ['alice'],
-        chat: irc.tmiConnection,
-        redemptions: { enabled: false },
-      },
-      log: { level: 'silent' },
-    });
+    const config = twitchHostConfig(irc, 'chatskin-host-');
     running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
     await irc.waitForJoin('alice');
     const [main] = await running.service.listOverlays(running.account.id);

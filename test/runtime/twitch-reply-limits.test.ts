@@ -1,12 +1,9 @@
 // The host's replies over the real tmi.js keep under Twitch's chat limits and are never dropped:
 // in a channel where the bot is not a moderator, at most 20 lines per 30 s (one a second); the
 // rest wait their turn. Time is a manual clock, so nothing sleeps.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/index.ts';
+import { twitchHostConfig } from './twitch-host-config.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
@@ -21,19 +18,7 @@ describe('reply limits over the real tmi.js', () => {
 
   beforeAll(async () => {
     irc = await FakeTwitchIrc.start();
-    const dir = mkdtempSync(join(tmpdir(), 'chatskin-limits-'));
-    const config = parseConfig({
-      http: { host: '127.0.0.1', port: 0 },
-      store: { path: join(dir, 'db.sqlite') },
-      channel: { login: 'alice' },
-      localChat: { enabled: false },
-      twitch: {
-        enabled: true, clientId: 'test-client', clientSecret: 'test-secret',
-        bot: { login: 'chatskinbot', token: 'oauth:testtoken' },
-        chat: irc.tmiConnection, redemptions: { enabled: false },
-      },
-      log: { level: 'silent' },
-    });
+    const config = twitchHostConfig(irc, 'chatskin-limits-');
     running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, clock });
     await irc.waitForJoin('alice');
   });

@@ -5,23 +5,7 @@ import { SeedFixtureError, parseSeedYaml, readSeedFile } from '../../../src/serv
 import { SeedApplyError, applySeed } from '../../../src/service/seed.ts';
 import type { Harness } from './service-harness.ts';
 import { openHarness } from './service-harness.ts';
-
-const BRIEF_FIXTURE = `
-accounts:
-  - login: alice
-    premium: true
-    overlays:
-      - { name: Main, template: bubbles, default: true, values: { bubble.width: 420 } }
-      - { name: Second, template: bubbles, sync_source: Main, overrides: { avatar.size: 80 } }
-    skins:
-      - { slug: neon, name: Neon, description: Bright, template: bubbles, availability: purchase, active: true, values: { bubble.background-color: "#ff00ff" }, roles: [moderator] }
-global_skins:
-  - { slug: classic, name: Classic, template: bubbles, availability: free, values: {} }
-viewers:
-  - { twitch_user_id: "1001", twitch_username: viewer_one }
-purchases:
-  - { account: alice, viewer: viewer_one, skin: neon }
-`;
+import { ISSUE_SEED_FIXTURE as BRIEF_FIXTURE } from '../../support/issue-seed-fixture.ts';
 
 let h: Harness;
 beforeEach(async () => { h = await openHarness(); });

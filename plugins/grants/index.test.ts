@@ -7,10 +7,9 @@ import type { ChatTags } from '../../src/host/chat-transport.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
 import { applySeed } from '../../src/service/seed.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
-import { startTestHost } from '../../test/host/host-fixture.ts';
+import { chatAnswers, startTestHost } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
 import { broadcasterTags, moderatorTags, viewerTags, vipTags } from '../../test/host/irc-tags.ts';
-import { settle } from '../../test/host/manual-clock.ts';
 import { openHarness } from '../../test/service/core/service-harness.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
 
@@ -64,13 +63,7 @@ async function world(settings: (ids: SeedResult) => Record<string, unknown> = ()
   return { test, client, harness, ids, skins };
 }
 
-async function chat(test: TestHost, text: string, tags: ChatTags = moderatorTags()): Promise<string[]> {
-  const before = test.chat.sent.length;
-  test.chat.message('#streamer', text, tags);
-  for (let i = 0; i < 20 && test.chat.sent.length === before; i++) await settle();
-  await settle();
-  return test.chat.sent.slice(before).map((line) => line.text);
-}
+const chat = (test: TestHost, text: string, tags: ChatTags = moderatorTags()): Promise<string[]> => chatAnswers(test, text, tags);
 
 async function granted(client: OverlayStyleClient, viewer: string): Promise<string[]> {
   return (await client.listViewerSkins(viewer)).map((skin) => skin.slug);

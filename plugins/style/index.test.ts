@@ -9,11 +9,10 @@ import type { OverlayStyleClient } from '../../src/client/overlay-style-client.t
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
 import { applySeed } from '../../src/service/seed.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
-import { startTestHost } from '../../test/host/host-fixture.ts';
+import { chatAnswers, startTestHost } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
 import { broadcasterTags, moderatorTags, subscriberTags, viewerTags, vipTags } from '../../test/host/irc-tags.ts';
 import type { ChatTags } from '../../src/host/chat-transport.ts';
-import { settle } from '../../test/host/manual-clock.ts';
 import { openHarness } from '../../test/service/core/service-harness.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
 
@@ -69,15 +68,7 @@ async function world(settings: (overlays: World['overlays']) => Record<string, u
   return { test, client, harness, ids, overlays };
 }
 
-/** Sends a chat line and returns what the bot answered to it. */
-async function chat(test: TestHost, text: string, tags: ChatTags = moderatorTags()): Promise<string[]> {
-  const before = test.chat.sent.length;
-  test.chat.message('#streamer', text, tags);
-  // The handler makes several service calls; each awaits real SQLite work.
-  for (let i = 0; i < 20 && test.chat.sent.length === before; i++) await settle();
-  await settle();
-  return test.chat.sent.slice(before).map((line) => line.text);
-}
+const chat = (test: TestHost, text: string, tags: ChatTags = moderatorTags()): Promise<string[]> => chatAnswers(test, text, tags);
 
 describe('style plugin: !style', () => {
   it('loads with its two commands', async () => {

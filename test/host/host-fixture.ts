@@ -1,14 +1,14 @@
 // A host on a memory chat transport, a manual clock and captured logs.
 import { createHost } from '../../src/host/host.ts';
 import type { Host } from '../../src/host/host.ts';
-import type { ChatRateLimits } from '../../src/host/chat-transport.ts';
+import type { ChatRateLimits, ChatTags } from '../../src/host/chat-transport.ts';
 import { createMemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
 import type { MemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { captureLogs } from './log-capture.ts';
 import type { LogEntry } from './log-capture.ts';
-import { ManualClock } from './manual-clock.ts';
+import { ManualClock, settle } from './manual-clock.ts';
 import { unusedOverlayClient } from './unused-overlay-client.ts';
 
 export interface TestHostOptions {
@@ -46,4 +46,16 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
   });
   return { host, chat, clock, logs: entries, said: () => chat.sent.map((line) => line.text) };
+}
+
+/**
+ * Sends a chat line to #streamer and returns what the bot answered to it: handlers that make
+ * several service calls (each awaiting real SQLite work) get up to 20 turns to answer.
+ */
+export async function chatAnswers(test: TestHost, text: string, tags: ChatTags): Promise<string[]> {
+  const before = test.chat.sent.length;
+  test.chat.message('#streamer', text, tags);
+  for (let i = 0; i < 20 && test.chat.sent.length === before; i++) await settle();
+  await settle();
+  return test.chat.sent.slice(before).map((line) => line.text);
 }

@@ -2,30 +2,14 @@
 // others still hear the event, so one faulty consumer (overlay forwarding, say) cannot starve
 // the host of chat.
 import type { Logger } from 'pino';
-import type { ChatTransportEvent, ChatTransportListener } from '../host/chat-transport.ts';
+import type { ChatTransportEvent } from '../host/chat-transport.ts';
+import { createListenerSet } from '../service/listener-set.ts';
+import type { ListenerSet } from '../service/listener-set.ts';
 
-export interface ChatListeners {
-  subscribe(listener: ChatTransportListener): () => void;
-  emit(event: ChatTransportEvent): void;
-}
+export type ChatListeners = ListenerSet<ChatTransportEvent>;
 
 export function createChatListeners(logger: Logger): ChatListeners {
-  const listeners = new Set<ChatTransportListener>();
-  return {
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
-    emit(event) {
-      for (const listener of [...listeners]) {
-        try {
-          listener(event);
-        } catch (error) {
-          logger.error({ err: error, event: event.type }, 'a chat listener failed');
-        }
-      }
-    },
-  };
+  return createListenerSet<ChatTransportEvent>((error, event) => {
+    logger.error({ err: error, event: event.type }, 'a chat listener failed');
+  });
 }

@@ -4,6 +4,8 @@
 //
 // Changes made by another process on the same database (the CLI) are not announced here; an
 // overlay sees them on its next snapshot read.
+import { createListenerSet } from './listener-set.ts';
+import type { ListenerSet } from './listener-set.ts';
 
 export type StyleEvent =
   /** An overlay's own settings changed (PUT /template; for a sync source, also its synced overlays). */
@@ -18,32 +20,9 @@ export type StyleEvent =
 
 export type StyleEventListener = (event: StyleEvent) => void;
 
-export interface StyleEventBus {
-  /** Returns the function that unsubscribes. */
-  subscribe(listener: StyleEventListener): () => void;
-  emit(event: StyleEvent): void;
-}
+export type StyleEventBus = ListenerSet<StyleEvent>;
 
 export function createEventBus(options: { onListenerError?: (error: unknown, event: StyleEvent) => void } = {}): StyleEventBus {
-  const listeners = new Set<StyleEventListener>();
-  const onListenerError = options.onListenerError
-    ?? ((error: unknown) => process.emitWarning(`style event listener failed: ${(error as Error)?.stack ?? String(error)}`));
-  return {
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
-    emit(event) {
-      // A copy, so a listener that unsubscribes while handling does not skip its neighbour.
-      for (const listener of [...listeners]) {
-        try {
-          listener(event);
-        } catch (error) {
-          onListenerError(error, event);
-        }
-      }
-    },
-  };
+  return createListenerSet<StyleEvent>(options.onListenerError
+    ?? ((error: unknown) => process.emitWarning(`style event listener failed: ${(error as Error)?.stack ?? String(error)}`)));
 }

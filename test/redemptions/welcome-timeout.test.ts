@@ -3,9 +3,9 @@
 // for ever. The host's welcome watchdog must drop the socket, say so, connect afresh, subscribe,
 // and deliver redemptions live again. Real twurple, host, skin-shop and store against the Twitch
 // fakes; a separate process checks that the watchdog does not outlive stop().
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runFixtureProcess } from '../support/run-fixture-process.ts';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import { LEVEL } from '../host/log-capture.ts';
 import { openRedemptionWorld } from './redemption-world.ts';
@@ -81,15 +81,7 @@ describe('an EventSub connection that is never welcomed', () => {
   });
 
   it('has no watchdog left after stop(): a process stopped while waiting for a welcome exits by itself', async () => {
-    const child = spawn(process.execPath, [CHILD], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    // A guard against hanging the suite, not a speed check: a leaked watchdog holds it for 10 minutes.
-    const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)));
-    clearTimeout(guard);
+    const { code, out, err } = await runFixtureProcess(CHILD);
     expect({ code, err }).toEqual({ code: 0, err: '' });
     expect(JSON.parse(out)).toEqual({ state: 'stopped', sessions: 0, welcomeTimeouts: 0, withheld: { opened: 1, open: 0, pending: 0 } });
   });

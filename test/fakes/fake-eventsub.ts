@@ -129,16 +129,7 @@ export interface SubscriptionRecord {
 }
 
 /** The subscription object exactly as Twitch writes it in Helix responses and EventSub messages. */
-export interface SubscriptionJson {
-  id: string;
-  status: SubscriptionStatus;
-  type: string;
-  version: string;
-  condition: Record<string, string>;
-  created_at: string;
-  transport: SubscriptionRecord['transport'];
-  cost: number;
-}
+export type SubscriptionJson = Omit<SubscriptionRecord, 'clientId' | 'userId' | 'deleted'>;
 
 export interface CreateSubscriptionRequest {
   type: string;

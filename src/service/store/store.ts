@@ -74,26 +74,11 @@ export interface StoreReader {
   listManagedRewards(accountId: number): Promise<ManagedRewardRecord[]>;
 }
 
-export interface NewOverlay {
-  accountId: number;
-  name: string;
-  templateId: number;
-  isDefault: boolean;
-  syncSourceId: number | null;
-  values: StoredValues;
-  token: string;
-}
+/** An overlay row to insert: the store assigns its id and starts its version. */
+export type NewOverlay = Omit<OverlayRecord, 'id' | 'version'>;
 
-export interface NewSkin {
-  accountId: number | null;
-  templateId: number;
-  slug: string;
-  name: string;
-  description: string;
-  availability: SkinRecord['availability'];
-  isActive: boolean;
-  overrides: StoredValues;
-}
+/** A skin row to insert: the store assigns its id and starts its version. */
+export type NewSkin = Omit<SkinRecord, 'id' | 'version'>;
 
 export interface StoreWriter extends StoreReader {
   insertAccount(account: { login: string; premium: boolean; twitchUserId: string | null }): Promise<AccountRecord>;

@@ -9,7 +9,6 @@
 // changed) and after every refused refresh; a token there that this process neither loaded nor
 // wrote itself, of the same application and broadcaster, with the needed scopes, is taken over:
 // twurple forgets the refused refresh and uses it from the next call on. No restart.
-import { stat } from 'node:fs/promises';
 import { ApiClient } from '@twurple/api';
 import { RefreshingAuthProvider } from '@twurple/auth';
 import type { AccessToken } from '@twurple/auth';
@@ -19,7 +18,7 @@ import type { Clock, ScheduledTimer } from '../../host/clock.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
 import { missingScopes } from './scopes.ts';
 import type { StoredBroadcasterToken } from './token-file.ts';
-import { readBroadcasterToken, writeBroadcasterToken } from './token-file.ts';
+import { isTokenFileSeen, readBroadcasterToken, tokenFileFingerprint, writeBroadcasterToken } from './token-file.ts';
 import { describeTwitchError } from './twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
 
@@ -155,15 +154,9 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   }
 
   async function lookAtTokenFile(): Promise<boolean> {
-    let fingerprint: string;
-    try {
-      const info = await stat(options.tokenFile);
-      fingerprint = `${info.ino}:${info.size}:${info.mtimeMs}`;
-    } catch {
-      // Gone or unreadable for now: the token in use stays.
-      return false;
-    }
-    if (fingerprint === seen) return false;
+    const fingerprint = await tokenFileFingerprint(options.tokenFile);
+    // Gone or unreadable for now: the token in use stays.
+    if (!isTokenFileSeen(fingerprint) || fingerprint === seen) return false;
     seen = fingerprint;
     let found: StoredBroadcasterToken | null;
     try {

@@ -5,8 +5,31 @@
 import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { errorText } from '../../host/redemptions/channel-points.ts';
 
 export const OWNER_ONLY = 0o600;
+
+/** tokenFileFingerprint's answer when there is no token file. */
+export const NO_TOKEN_FILE = 'no file';
+
+/**
+ * The token file as `stat` sees it (inode, size, modification time): the file changed when this
+ * did, and is read only then. NO_TOKEN_FILE without a file; `unreadable: <code>` when stat fails.
+ */
+export async function tokenFileFingerprint(file: string): Promise<string> {
+  try {
+    const info = await stat(file);
+    return `${info.ino}:${info.size}:${info.mtimeMs}`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? NO_TOKEN_FILE : `unreadable: ${code ?? errorText(error)}`;
+  }
+}
+
+/** Whether a fingerprint is of a file stat could see (not absent, not unreadable). */
+export function isTokenFileSeen(fingerprint: string): boolean {
+  return fingerprint !== NO_TOKEN_FILE && !fingerprint.startsWith('unreadable: ');
+}
 
 const storedTokenSchema = z.strictObject({
   version: z.literal(1),

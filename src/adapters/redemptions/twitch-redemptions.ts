@@ -5,7 +5,6 @@
 // its status (needs-auth) and watches the token file: once `chatskin twitch auth` saved a usable
 // token there, the redemptions start as if the host had started with it, no restart. The rest of
 // the host runs on either way.
-import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config-schema.ts';
 import { redemptionSettings } from '../../config/config-schema.ts';
@@ -26,7 +25,7 @@ import { createHelixChannelPoints } from './helix-channel-points.ts';
 import { createRedemptionListener } from './redemption-listener.ts';
 import type { EventSubStatus, RedemptionListener } from './redemption-listener.ts';
 import { missingScopes } from './scopes.ts';
-import { readBroadcasterToken } from './token-file.ts';
+import { NO_TOKEN_FILE, readBroadcasterToken, tokenFileFingerprint } from './token-file.ts';
 import type { StoredBroadcasterToken } from './token-file.ts';
 import { applyTwurpleMockPort } from './twitch-endpoints.ts';
 
@@ -87,17 +86,6 @@ interface Launched {
 /** For a token file that cannot be used: the host keeps looking at it. */
 const WATCHED_HINT = 'the running chatskin picks a usable token up from there within seconds and starts the redemptions (no restart needed)';
 
-/** The token file as `stat` sees it: it changed when this did. */
-const NO_FILE = 'no file';
-async function tokenFileFingerprint(file: string): Promise<string> {
-  try {
-    const info = await stat(file);
-    return `${info.ino}:${info.size}:${info.mtimeMs}`;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? NO_FILE : `unreadable: ${code ?? errorText(error)}`;
-  }
-}
 
 function inert(status: RedemptionsStatus): TwitchRedemptions {
   return {
@@ -191,7 +179,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       if ('problem' in found) {
         status.problem = found.problem;
         // A removed file is no news worth a warning; a token saved there that cannot be used is.
-        if (fingerprint !== NO_FILE) logger.warn({ tokenFile }, `the token file changed, but channel-point redemptions still cannot start: ${found.problem}`);
+        if (fingerprint !== NO_TOKEN_FILE) logger.warn({ tokenFile }, `the token file changed, but channel-point redemptions still cannot start: ${found.problem}`);
         return;
       }
       logger.info({ tokenFile, broadcaster: found.token.login },

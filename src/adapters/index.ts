@@ -16,3 +16,5 @@ export { overlayChatEventOf, viewerIdentityOf } from './chat-event-mapping.ts';
 export type { ViewerIdentity } from './chat-event-mapping.ts';
 export { createViewerRegistrationFilter } from './viewer-registration-filter.ts';
 export type { ViewerRegistrationFilter } from './viewer-registration-filter.ts';
+export { createViewerRegistrationQueue } from './viewer-registration-queue.ts';
+export type { ViewerRegistrationQueue, ViewerRegistrationQueueOptions } from './viewer-registration-queue.ts';

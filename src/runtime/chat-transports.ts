@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import {
-  createLocalChatTransport, createTwitchChatTransport, createViewerRegistrationFilter,
+  createLocalChatTransport, createTwitchChatTransport, createViewerRegistrationFilter, createViewerRegistrationQueue,
   overlayChatEventOf, registerLocalChatSayRoute, twitchChatOptionsFromConfig, viewerIdentityOf,
 } from '../adapters/index.ts';
 import type { LocalChatTransport, TwitchChatTransport } from '../adapters/index.ts';
@@ -50,16 +50,18 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
   if (local) registerLocalChatSayRoute(deps.app, local);
 
   const seen = createViewerRegistrationFilter();
+  const registrations = createViewerRegistrationQueue({
+    register: (viewer) => deps.service.registerViewer(viewer),
+    onError(viewer, error) {
+      seen.forget(viewer.twitchUserId);
+      logger.warn({ err: error, login: viewer.login }, 'registering a chatter as a viewer failed');
+    },
+  });
   const wire = (transport: ChatTransport, registersViewers: boolean) => transport.subscribe((event) => {
     const shown = overlayChatEventOf(event);
     if (shown) deps.gateway.pushChatEvent(deps.account.id, shown);
     const viewer = registersViewers ? viewerIdentityOf(event) : null;
-    if (viewer && seen.needsRegistering(viewer)) {
-      deps.service.registerViewer(viewer).catch((error: unknown) => {
-        seen.forget(viewer.twitchUserId);
-        logger.warn({ err: error, login: viewer.login }, 'registering a chatter as a viewer failed');
-      });
-    }
+    if (viewer && seen.needsRegistering(viewer)) registrations.add(viewer);
   });
   if (twitch) wire(twitch, true);
   // Local chatters have made-up ids: with Twitch on, they must not take real viewers' logins.
@@ -76,6 +78,8 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
     async stop() {
       local?.stop();
       await twitch?.stop();
+      // Chatters seen before the stop are still registered, before the database closes.
+      await registrations.stop();
     },
   };
 }

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { twitchHostConfig } from './twitch-host-config.ts';
+import { openService } from '../../src/runtime/open-service.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { ServerFrame } from '../../src/service/push/protocol.ts';
@@ -113,5 +114,34 @@ describe('host with Twitch chat (real tmi.js against the fake server)', () => {
     irc.sendPrivmsg('#alice', MOD, '!style bubble.width 320');
     await botSaid(/bubble\.width/, since);
     expect(await width()).toBe(320);
+  });
+});
+
+describe('host with Twitch chat: a graceful stop', () => {
+  it('still registers the chatters it saw just before the stop', async () => {
+    const irc = await FakeTwitchIrc.start();
+    try {
+      const config = twitchHostConfig(irc, 'chatskin-host-stop-');
+      const running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
+      await irc.waitForJoin('alice');
+      const [main] = await running.service.listOverlays(running.account.id);
+      const overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
+      await overlay.waitFor((f) => f.type === 'snapshot');
+      const latecomers = [{ login: 'late_one', userId: '2001' }, { login: 'late_two', userId: '2002' }];
+      for (const chatter of latecomers) irc.sendPrivmsg('#alice', chatter, 'just got here');
+      // Both lines were handled once the overlay shows them; the stop comes at once after.
+      await overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.userId === '2002');
+      overlay.socket.close();
+      await running.close();
+
+      const reopened = await openService(config);
+      try {
+        for (const chatter of latecomers) expect((await reopened.service.findViewer(chatter.login))?.twitchUserId).toBe(chatter.userId);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await irc.close();
+    }
   });
 });

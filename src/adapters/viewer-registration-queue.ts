@@ -1,0 +1,82 @@
+// Chatters to register as viewers, sent to the service a few at a time instead of one per line.
+//
+// Registering is bookkeeping nobody waits for (plugins that need a viewer sign it in themselves),
+// but each write that commits on its own costs a COMMIT; in a busy chat, new chatters arrive a
+// few per event-loop turn, and registering them as they came was the largest share of the
+// host's work on a chat line (bench:chat). Held for at most `delayMs`, or until `maxPending`
+// are waiting, they go out in one turn, where the store's group commit puts them under a few
+// COMMITs. stop() sends what is still held, so a graceful stop loses none; after a crash, a
+// chatter is registered on their next line, as the filter that picks them starts empty.
+import type { ViewerIdentity } from './chat-event-mapping.ts';
+
+export interface ViewerRegistrationQueueOptions {
+  /** Registers one viewer (the service's registerViewer). */
+  register(viewer: ViewerIdentity): Promise<unknown>;
+  /** A registration failed (the caller forgets the chatter, so the next line tries again). */
+  onError(viewer: ViewerIdentity, error: unknown): void;
+  /** Longest a chatter waits to be sent. Default 100 ms. */
+  delayMs?: number;
+  /** Sent at once when this many are waiting. Default 256. */
+  maxPending?: number;
+}
+
+export interface ViewerRegistrationQueue {
+  /** Queues a chatter (a later one with the same user id replaces it: the newest name wins). */
+  add(viewer: ViewerIdentity): void;
+  /** Chatters waiting to be sent. */
+  readonly pending: number;
+  /** Sends what is waiting now; resolves when every registration sent so far has settled. */
+  flush(): Promise<void>;
+  /** Sends what is waiting and waits for every registration; later adds are sent at once. */
+  stop(): Promise<void>;
+}
+
+export function createViewerRegistrationQueue(options: ViewerRegistrationQueueOptions): ViewerRegistrationQueue {
+  const delayMs = options.delayMs ?? 100;
+  const maxPending = options.maxPending ?? 256;
+  if (!(delayMs >= 0) || !Number.isInteger(maxPending) || maxPending < 1) {
+    throw new RangeError(`delayMs must be 0 or more and maxPending a whole number of 1 or more, got ${delayMs} and ${maxPending}`);
+  }
+  let waiting = new Map<string, ViewerIdentity>();
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const inFlight = new Set<Promise<void>>();
+
+  const send = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    const batch = waiting;
+    waiting = new Map();
+    for (const viewer of batch.values()) {
+      const settled = options.register(viewer).then(() => {}, (error: unknown) => options.onError(viewer, error));
+      inFlight.add(settled);
+      void settled.finally(() => inFlight.delete(settled));
+    }
+  };
+
+  const settledAll = async (): Promise<void> => {
+    await Promise.all(inFlight);
+  };
+
+  return {
+    add(viewer) {
+      waiting.delete(viewer.twitchUserId);
+      waiting.set(viewer.twitchUserId, viewer);
+      if (stopped || waiting.size >= maxPending) send();
+      // Unref'd: a queue with chatters waiting does not keep the process alive; stop() sends them.
+      else if (timer === null) timer = setTimeout(send, delayMs).unref();
+    },
+    get pending() {
+      return waiting.size;
+    },
+    flush() {
+      send();
+      return settledAll();
+    },
+    stop() {
+      stopped = true;
+      send();
+      return settledAll();
+    },
+  };
+}

@@ -18,7 +18,9 @@ const HEX_COLOR = /^#[0-9a-f]{6}$/;
 const MAX_DISPLAY_NAME = 100;
 
 function tagText(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  return text === '' ? null : text;
 }
 
 /**
@@ -94,12 +96,18 @@ function rawEmotesOf(tags: ChatTags): string {
 function badgesOf(tags: ChatTags): ChatBadge[] {
   const raw = tags['badges-raw'];
   if (typeof raw === 'string' && raw !== '') {
-    return raw.split(',').flatMap((badge) => {
-      const slash = badge.indexOf('/');
-      const set = slash === -1 ? badge : badge.slice(0, slash);
-      const version = slash === -1 ? '' : badge.slice(slash + 1);
-      return set === '' ? [] : [{ set, version: version === '' ? '1' : version }];
-    });
+    // A plain loop over the tag: this runs for every chat line shown on an overlay.
+    const badges: ChatBadge[] = [];
+    for (let start = 0; start <= raw.length;) {
+      let end = raw.indexOf(',', start);
+      if (end === -1) end = raw.length;
+      const slash = raw.indexOf('/', start);
+      const setEnd = slash === -1 || slash > end ? end : slash;
+      const version = setEnd === end ? '' : raw.slice(setEnd + 1, end);
+      if (setEnd > start) badges.push({ set: raw.slice(start, setEnd), version: version === '' ? '1' : version });
+      start = end + 1;
+    }
+    return badges;
   }
   const parsed = tags.badges;
   if (parsed === null || parsed === undefined || typeof parsed !== 'object') return [];

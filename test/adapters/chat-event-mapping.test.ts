@@ -128,6 +128,16 @@ describe('rules on hand-built tags', () => {
     expect(overlay).toMatchObject({ emotes: '25:0-4,12-16/1902:6-10', badges: [{ set: 'moderator', version: '1' }] });
   });
 
+  it('reads the raw badges tag in order, skipping empty entries and giving a badge without a version version 1', () => {
+    const badgesOf = (raw: string) => {
+      const shown = overlayChatEventOf(message({ ...moderatorTags(), 'badges-raw': raw }));
+      return shown?.type === 'message' ? shown.badges : null;
+    };
+    expect(badgesOf('subscriber/12,bits/100')).toEqual([{ set: 'subscriber', version: '12' }, { set: 'bits', version: '100' }]);
+    expect(badgesOf('a,,b/2,')).toEqual([{ set: 'a', version: '1' }, { set: 'b', version: '2' }]);
+    expect(badgesOf('/1,vip/,premium/1/x')).toEqual([{ set: 'vip', version: '1' }, { set: 'premium', version: '1/x' }]);
+  });
+
   it('drops a colour that is not #rrggbb and falls back to the login for a missing display name', () => {
     expect(overlayChatEventOf(message(chatTags('alice', { color: 'red', 'display-name': '' })))).toMatchObject({ color: null, displayName: 'alice' });
   });

@@ -21,7 +21,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
-import type { ChatEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
+import type { ChatEvent, ChatMessageEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
 import { CLOSE_CODES, FRAME_SEPARATOR } from './protocol.ts';
 import type { PushSource, PushSourceEvent } from './push-source.ts';
 
@@ -302,11 +302,14 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   function pushChatEvent(accountId: number, event: ChatEvent): void {
     const accountChannels = channelsByAccount.get(accountId);
     if (accountChannels === undefined) return;
-    const eventJson = JSON.stringify(event);
+    let eventJson: string | undefined;
     // Only plain messages may be dropped: a missed removal would leave removed text on stream.
     const droppable = event.type === 'message';
     for (const channel of accountChannels) {
       channel.version++;
+      // Under a flood with readers behind, a message no socket has room for is not even built.
+      if (droppable && !anyRoomForChat(channel, event)) continue;
+      eventJson ??= JSON.stringify(event);
       const frame = encode(`{"type":"chat","version":${channel.version},"event":${eventJson}}`);
       for (const client of channel.clients) {
         if (!client.ready) continue;
@@ -314,6 +317,22 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
         else sendOrClose(client, frame);
       }
     }
+  }
+
+  /**
+   * Whether any ready socket of the channel could still take this message's frame; the sockets
+   * that cannot count it as dropped. Never wrong: the frame is at least chatFrameLowerBound long.
+   */
+  function anyRoomForChat(channel: Channel, event: ChatMessageEvent): boolean {
+    const least = chatFrameLowerBound(event) + SEPARATOR.byteLength;
+    let full = 0;
+    for (const client of channel.clients) {
+      if (!client.ready || client.socket.readyState !== WebSocket.OPEN) continue;
+      if (client.socket.bufferedAmount + client.outboxBytes + least <= maxBufferedBytes) return true;
+      full++;
+    }
+    stats.droppedFrames += full;
+    return false;
   }
 
   function fits(client: Client, frame: Buffer): boolean {
@@ -424,6 +443,16 @@ function encode(frame: string): Buffer {
 
 const TEXT_FRAME = Object.freeze({ binary: false });
 const SEPARATOR = Buffer.from(FRAME_SEPARATOR, 'utf8');
+/** The fixed part of every chat frame: none is shorter. */
+const MIN_CHAT_FRAME_BYTES = Buffer.byteLength('{"type":"chat","version":0,"event":{}}');
+
+/**
+ * Fewer bytes than the message's frame will have, without building it: JSON writes each string
+ * in at least as many UTF-8 bytes as it has UTF-16 units.
+ */
+function chatFrameLowerBound(event: ChatMessageEvent): number {
+  return MIN_CHAT_FRAME_BYTES + event.text.length + event.id.length + event.userId.length + event.login.length + event.displayName.length;
+}
 
 /** What a frame adds to the client's next message: itself, and a separator after an earlier one. */
 function queuedSize(client: { outbox: readonly Buffer[] }, frame: Buffer): number {

@@ -333,4 +333,41 @@ describe('push gateway flow control', () => {
     resume();
     expect((await slow.closed).code).toBe(4008);
   });
+
+  it('does not even build a chat message no socket has room for, and builds it once when one has', async () => {
+    /** A message that counts how often it is serialized. */
+    const counted = (id: string, text?: string) => {
+      const event = message(id, text);
+      let serialized = 0;
+      Object.defineProperty(event, 'toJSON', { enumerable: false, value: () => (serialized++, { ...event }) });
+      return { event, serialized: () => serialized };
+    };
+    const { slow } = await stalledReader();
+    // Until the socket's own buffer (not just this turn's outbox) has no room for such a message
+    // at the start of a turn: the OS buffers are full too.
+    for (let sent = 0; ; sent++) {
+      if (sent > 100_000) throw new Error('the stalled reader never ran out of room');
+      const before = server.gateway.stats().droppedFrames;
+      server.gateway.pushChatEvent(server.accountId, message(`fill-${sent}`, 'x'.repeat(1000)));
+      if (server.gateway.stats().droppedFrames > before) break;
+      for (let i = 0; i < 40; i++) server.gateway.pushChatEvent(server.accountId, message(`fill-${sent}-${i}`, 'x'.repeat(1000)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const dropped = server.gateway.stats().droppedFrames;
+    // Longer than the room a dropped 1000-character message left.
+    const unread = counted('nobody-has-room', 'x'.repeat(1000));
+    server.gateway.pushChatEvent(server.accountId, unread.event);
+    expect(unread.serialized()).toBe(0);
+    expect(server.gateway.stats().droppedFrames).toBe(dropped + 1);
+
+    const live = new OverlaySocket(server.origin, server.main.token);
+    await live.nextOf('snapshot');
+    const shown = counted('one-has-room');
+    server.gateway.pushChatEvent(server.accountId, shown.event);
+    const frame = await live.nextOf('chat');
+    expect(frame.event).toMatchObject({ type: 'message', id: 'one-has-room' });
+    expect(shown.serialized()).toBe(1);
+    live.close();
+    slow.close();
+  });
 });

@@ -15,6 +15,11 @@
 //    reply queue allows without waiting (the bot is moderator: 100 lines per 30 s), timed from the
 //    fake sending the line to the fake receiving the bot's answer; quiet, then under background
 //    chat. The baseline is the bare tmi.js client answering the same line at once.
+// 3. Viewer registration (bench/helpers/viewer-registration-bench.ts): first-time chatters
+//    arriving one per event-loop turn, through the host's registration queue, against one
+//    registerViewer call each (the baseline); COMMITs and CPU per chatter. No aim: it shows what
+//    the queue saves where the flood above (200 lines per WebSocket frame) cannot.
+//   npm run bench:chat -- --registrations 10000
 // Aims: ingest >= 0.8x bare tmi.js; p99 < 50 ms. Prints figures and ratios and exits 0; the whole
 // run is bounded by --timeout (default 300 s).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +36,8 @@ import { createChatMix } from './helpers/chat-mix.ts';
 import type { ChatMix } from './helpers/chat-mix.ts';
 import { BENCH_CHANNEL, BOT_LOGIN } from './helpers/chat-consumer-process.ts';
 import { startChatConsumer } from './helpers/chat-consumer.ts';
+import { measureViewerRegistration } from './helpers/viewer-registration-bench.ts';
+import type { RegistrationResult } from './helpers/viewer-registration-bench.ts';
 import type { ChatConsumer, CountedReport } from './helpers/chat-consumer.ts';
 
 const { values } = parseArgs({
@@ -41,6 +48,7 @@ const { values } = parseArgs({
     'latency-seconds': { type: 'string', default: '30' },
     'command-rate': { type: 'string', default: '2' },
     'load-rate': { type: 'string', default: '1000' },
+    registrations: { type: 'string', default: '3000' },
     'cpu-prof': { type: 'boolean', default: false },
     timeout: { type: 'string', default: '300' },
   },
@@ -52,6 +60,7 @@ const LATENCY_SECONDS = Number(values['latency-seconds']);
 /** Moderator commands per second: with the background's own answers, under Twitch's 100 per 30 s. */
 const COMMAND_RATE = Number(values['command-rate']);
 const LOAD_RATE = Number(values['load-rate']);
+const REGISTRATIONS = Number(values.registrations);
 const AIMS = { ingestRatio: 0.8, p99Ms: 50 } as const;
 /** Distinct moderators, so each answer (`@Mod_k ...`) is matched to its own command. */
 const MODERATORS = 50;
@@ -310,6 +319,21 @@ async function main(): Promise<void> {
     console.log(`  host/bare: quiet p50 ${times(hostLatency.quiet.p50, bareLatency.quiet.p50)}, p99 ${times(hostLatency.quiet.p99, bareLatency.quiet.p99)}; `
       + `loaded p50 ${times(hostLatency.loaded.p50, bareLatency.loaded.p50)}, p99 ${times(hostLatency.loaded.p99, bareLatency.loaded.p99)} `
       + `(with ~${hostLatency.quiet.samples} samples, p99 is the slowest one or two)\n`);
+
+    console.log(`bench:chat  viewer registration: ${REGISTRATIONS} first-time chatters, one per event-loop turn, SQLite synchronous=FULL`);
+    // Interleaved, twice each; the second of each counts (the first warms the code paths).
+    const registration = { 'one-each': [] as RegistrationResult[], queued: [] as RegistrationResult[] };
+    for (let i = 0; i < 2; i++) {
+      for (const mode of ['one-each', 'queued'] as const) registration[mode].push(await measureViewerRegistration(mode, REGISTRATIONS));
+    }
+    const oneEach = registration['one-each'].at(-1)!;
+    const queued = registration.queued.at(-1)!;
+    const registrationRow = (label: string, r: RegistrationResult) =>
+      `  ${label.padEnd(30)} ${String(r.commits).padStart(5)} COMMITs   ${r.cpuMicrosPerViewer.toFixed(1).padStart(6)} us CPU per chatter   ${r.wallMs.toFixed(0)} ms`;
+    console.log(registrationRow('one registerViewer each', oneEach));
+    console.log(registrationRow('registration queue (host)', queued));
+    console.log(`  queue/one each: CPU per chatter ${(queued.cpuMicrosPerViewer / oneEach.cpuMicrosPerViewer).toFixed(2)}x, `
+      + `COMMITs ${(queued.commits / oneEach.commits).toFixed(3)}x\n`);
 
     const worstP99 = Math.max(hostLatency.quiet.p99, hostLatency.loaded.p99);
     console.log(`ingest: ${ratio >= AIMS.ingestRatio ? 'meets' : 'BELOW'} the aim (${ratio.toFixed(2)}x vs ${AIMS.ingestRatio}x)`);

@@ -176,6 +176,65 @@ describe('FakeEventSub wire protocol', () => {
     expect(stalled.messages).toEqual([]);
   });
 
+  it('leaves the next upgrade requests unanswered: the connection never opens until the client gives up, then the next one opens', async () => {
+    const fake = await startEventSub({ closeUnusedAfterMs: false });
+    fake.stallUpgrades(1);
+    expect(fake.stalledUpgrades).toEqual({ came: 0, held: 0, pending: 1 });
+    const stalled = rawClient(fake.url);
+    // Giving up on a connection that never opened is an error for ws.
+    stalled.ws.on('error', () => {});
+    await expect.poll(() => fake.stalledUpgrades).toEqual({ came: 1, held: 1, pending: 0 });
+    // Nothing answers it: no 101, no error status, no close.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stalled.ws.readyState).toBe(WebSocket.CONNECTING);
+    expect(fake.totalConnections).toBe(0);
+
+    // The next upgrade is answered and welcomed as usual.
+    const welcomed = rawClient(fake.url);
+    await welcomed.sessionId();
+    expect(fake.totalConnections).toBe(1);
+
+    // Only the client ends the stalled request.
+    stalled.ws.terminate();
+    await expect.poll(() => fake.stalledUpgrades).toEqual({ came: 1, held: 0, pending: 0 });
+    expect(stalled.messages).toEqual([]);
+
+    // Counts add up; stallUpgrades(0) cancels what is pending; close() ends held requests.
+    fake.stallUpgrades(2);
+    fake.stallUpgrades(1);
+    expect(fake.stalledUpgrades.pending).toBe(3);
+    fake.stallUpgrades(0);
+    expect(fake.stalledUpgrades.pending).toBe(0);
+    fake.stallUpgrades(1);
+    const held = rawClient(fake.url);
+    held.ws.on('error', () => {});
+    await expect.poll(() => fake.stalledUpgrades.held).toBe(1);
+    await fake.close();
+    expect((await held.closed).code).toBe(1006);
+    expect(() => fake.stallUpgrades(-1)).toThrow(/a count of upgrade requests/);
+  });
+
+  it('refuses the next upgrade requests with 503, then accepts again', async () => {
+    const fake = await startEventSub({ closeUnusedAfterMs: false });
+    fake.refuseUpgrades(2);
+    for (let i = 1; i <= 2; i++) {
+      const refused = rawClient(fake.url);
+      const status = await new Promise<number | undefined>((resolve) => refused.ws.once('unexpected-response', (_req, res) => resolve(res.statusCode)));
+      expect(status).toBe(503);
+      refused.ws.on('error', () => {});
+      refused.ws.terminate();
+      expect(fake.refusedUpgrades).toBe(i);
+    }
+    expect(fake.totalConnections).toBe(0);
+    await rawClient(fake.url).sessionId();
+    expect(fake.refusedUpgrades).toBe(2);
+    fake.refuseUpgrades(3);
+    fake.refuseUpgrades(0);
+    await rawClient(fake.url).sessionId();
+    expect(fake.refusedUpgrades).toBe(2);
+    expect(() => fake.refuseUpgrades(1.5)).toThrow(/a count of upgrade requests/);
+  });
+
   it('withholds welcomes from new connections only: one to a reconnect_url is welcomed, and counts add up', async () => {
     const fake = await startEventSub({ closeUnusedAfterMs: false });
     const old = rawClient(fake.url);

@@ -38,6 +38,12 @@
  *   (not those to a reconnect_url) open and then hear nothing at all (no session, no welcome, no
  *   keepalive, no close), as a stuck endpoint or a proxy that took the upgrade and stalled; only
  *   the client can end them (`withheldConnections` tells how many opened and are still open).
+ * - an upgrade that never completes: `stallUpgrades(count)` makes the next `count` upgrade
+ *   requests (any path) get no answer at all, as an endpoint whose TCP accepts but whose HTTP
+ *   stalls; the connection never opens, and only the client can give up on it
+ *   (`stalledUpgrades` tells how many came and are still held).
+ * - an endpoint that is down: `refuseUpgrades(count)` answers the next `count` upgrade requests
+ *   with 503 Service Unavailable (`refusedUpgrades` counts them).
  * - close codes (EVENTSUB_CLOSE): 4001 when a client sends anything; 4003 when a new
  *   session has no subscription within `closeUnusedAfterMs`; 4004 grace expired;
  *   4007 unknown reconnect token; any code via `closeSession()`.
@@ -56,6 +62,8 @@
  *   .closeSession(sessionId, code, reason?) / .dropAllConnections() / .setKeepalivesPaused(paused)
  *   .silenceSession(sessionId?)   (half-dead: socket open, nothing sent any more)
  *   .withholdWelcome(count?) / .withheldConnections   (opened, never welcomed)
+ *   .stallUpgrades(count?) / .stalledUpgrades   (upgrade never answered, never opened)
+ *   .refuseUpgrades(count?) / .refusedUpgrades   (upgrade answered 503)
  *   .waitForSession(opts?) / .waitForSubscription(type, opts?) / .waitForDisconnect(sessionId, opts?)
  *   .close()
  */
@@ -246,6 +254,14 @@ export class FakeEventSub {
   #withheldTotal = 0;
   /** Connections whose welcome was withheld, while open. */
   readonly #withheld = new Set<WebSocket>();
+  /** How many of the next upgrade requests get no answer (see stallUpgrades). */
+  #upgradesToStall = 0;
+  #stalledTotal = 0;
+  /** Raw sockets of unanswered upgrade requests, while the client keeps them. */
+  readonly #stalled = new Set<Duplex>();
+  /** How many of the next upgrade requests are refused (see refuseUpgrades). */
+  #upgradesToRefuse = 0;
+  #refusedTotal = 0;
 
   private constructor(options: FakeEventSubOptions) {
     this.#options = options;
@@ -309,10 +325,44 @@ export class FakeEventSub {
     }));
   }
 
+  /** Upgrades left unanswered (stallUpgrades): how many came, how many the client still holds, how many are still to stall. */
+  get stalledUpgrades(): { came: number; held: number; pending: number } {
+    return { came: this.#stalledTotal, held: this.#stalled.size, pending: this.#upgradesToStall };
+  }
+
+  /** Upgrade requests answered 503 (refuseUpgrades). */
+  get refusedUpgrades(): number {
+    return this.#refusedTotal;
+  }
+
   /** Takes over an HTTP upgrade request (any path; the query may carry keepalive_timeout_seconds or a reconnect token). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (this.#closed) {
       socket.destroy();
+      return;
+    }
+    if (this.#upgradesToRefuse > 0) {
+      this.#upgradesToRefuse--;
+      this.#refusedTotal++;
+      socket.on('error', () => {});
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 19\r\n\r\nService Unavailable');
+      this.#waiters.check();
+      return;
+    }
+    if (this.#upgradesToStall > 0) {
+      this.#upgradesToStall--;
+      this.#stalledTotal++;
+      this.#stalled.add(socket);
+      socket.on('error', () => {});
+      // Read and ignore whatever comes, so the client's hang-up is seen (the HTTP server keeps
+      // sockets half-open: its end is closed here).
+      socket.on('data', () => {});
+      socket.once('end', () => socket.destroy());
+      socket.once('close', () => {
+        this.#stalled.delete(socket);
+        this.#waiters.check();
+      });
+      this.#waiters.check();
       return;
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req));
@@ -384,6 +434,22 @@ export class FakeEventSub {
   withholdWelcome(count = 1): void {
     if (!Number.isInteger(count) || count < 0) throw new Error(`fake EventSub: withholdWelcome(${count}): a count of connections`);
     this.#welcomesToWithhold = count === 0 ? 0 : this.#welcomesToWithhold + count;
+  }
+
+  /**
+   * The next `count` upgrade requests get no answer: no 101, no error, no close; the request just
+   * hangs until the client gives up on it. Counts add up; `stallUpgrades(0)` cancels what is
+   * still pending.
+   */
+  stallUpgrades(count = 1): void {
+    if (!Number.isInteger(count) || count < 0) throw new Error(`fake EventSub: stallUpgrades(${count}): a count of upgrade requests`);
+    this.#upgradesToStall = count === 0 ? 0 : this.#upgradesToStall + count;
+  }
+
+  /** The next `count` upgrade requests are answered 503 Service Unavailable. Counts add up; 0 cancels. */
+  refuseUpgrades(count = 1): void {
+    if (!Number.isInteger(count) || count < 0) throw new Error(`fake EventSub: refuseUpgrades(${count}): a count of upgrade requests`);
+    this.#upgradesToRefuse = count === 0 ? 0 : this.#upgradesToRefuse + count;
   }
 
   /** A channel point redemption, to every enabled subscription whose condition matches. */
@@ -556,6 +622,7 @@ export class FakeEventSub {
       for (const ws of [session.socket, ...session.retiring]) ws?.terminate();
     }
     for (const ws of this.#withheld) ws.terminate();
+    for (const socket of this.#stalled) socket.destroy();
     this.#wss.close();
     const server = this.#httpServer;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));

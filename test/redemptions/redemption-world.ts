@@ -58,6 +58,7 @@ export interface WorldOptions {
   tokenFileCheckMs?: number;
   /** How long an EventSub connection may stay unwelcomed (default: the host's, 30 s). */
   welcomeTimeoutMs?: number;
+  maxRetryWaitMs?: number;
 }
 
 export interface UnlockCall {
@@ -199,6 +200,7 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
         config, host, ledger, logger,
         ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
         ...(options.welcomeTimeoutMs === undefined ? {} : { welcomeTimeoutMs: options.welcomeTimeoutMs }),
+        ...(options.maxRetryWaitMs === undefined ? {} : { maxRetryWaitMs: options.maxRetryWaitMs }),
       });
       return world.redemptions;
     },

@@ -6,10 +6,15 @@
 // closes the old socket itself, same session, nothing lost) and revocation. A lost connection
 // (not a session_reconnect) loses what Twitch sent meanwhile, so every time the subscription is
 // made again `onSubscribed` fires and the host reconciles.
-// twurple's keepalive timer only starts with session_welcome: a socket that opens but is never
-// welcomed (a stuck endpoint, a proxy that took the upgrade and stalls) would leave it waiting for
-// ever. A welcome watchdog here gives such a socket `welcomeTimeoutMs`, then connects afresh (as
-// restart() does) and counts it in `welcomeTimeouts`.
+// twurple's keepalive timer only starts with session_welcome, and its connection has no handshake
+// timeout: a socket that opens but is never welcomed (a stuck endpoint, a proxy that took the
+// upgrade and stalls), or an upgrade request nobody answers, leaves it waiting for ever. A welcome
+// watchdog here runs whenever the listener is not welcomed and measures how long twurple has been
+// silent about its connection: `welcomeTimeoutMs` from start or from a socket opening, and that
+// plus `maxRetryWaitMs` (the longest wait twurple puts between reconnect attempts) from a
+// reported failed attempt. Past that, it connects afresh (as restart() does) and counts it in
+// `welcomeTimeouts`. A refused attempt is reported, and twurple retries it by itself with a
+// growing wait, so an endpoint that is down is not hammered.
 import type { ApiClient } from '@twurple/api';
 import { EventSubWsListener } from '@twurple/eventsub-ws';
 import type { Logger } from 'pino';
@@ -32,7 +37,10 @@ export interface EventSubStatus {
   handovers: number;
   /** Connections lost (keepalive missed, socket closed). */
   disconnects: number;
-  /** Sockets that opened but had no session_welcome within the welcome timeout (then dropped, connected afresh). */
+  /**
+   * Times the welcome watchdog gave up on a connection that was not welcomed in time (a socket
+   * opened and silent, or an attempt never answered); each time the listener connects afresh.
+   */
   welcomeTimeouts: number;
   /** Notifications delivered to the pipeline. */
   notifications: number;
@@ -55,10 +63,12 @@ export interface RedemptionListenerOptions {
   /** The subscription was (re)created: notifications may have been lost before it. */
   onSubscribed(): void;
   /**
-   * How long an open socket may wait for session_welcome (Twitch sends it at once) before it is
-   * dropped and the listener connects afresh. Default 30 000.
+   * How long an open socket may wait for session_welcome (Twitch sends it at once), and a started
+   * connection to open, before the listener connects afresh. Default 30 000.
    */
   welcomeTimeoutMs?: number;
+  /** The longest wait twurple puts between two reconnect attempts. Default TWURPLE_MAX_RETRY_WAIT_MS. */
+  maxRetryWaitMs?: number;
 }
 
 export interface RedemptionListener {
@@ -74,6 +84,8 @@ export interface RedemptionListener {
 
 const MESSAGE_ID_MEMORY_MS = 10 * 60 * 1000;
 export const DEFAULT_WELCOME_TIMEOUT_MS = 30_000;
+/** twurple (@d-fischer/connection) waits 0, 1, 1, 2, 3, 5, ... seconds between reconnect attempts, at most 120. */
+export const TWURPLE_MAX_RETRY_WAIT_MS = 120_000;
 
 type HandleSingleEventPayload = EventSubWsListener['_handleSingleEventPayload'];
 /** @twurple/eventsub-base's event class (not a direct dependency), by the handler's parameter. */
@@ -106,14 +118,19 @@ class EventSubWsListenerWithoutTimers extends EventSubWsListener {
   }
 
   /**
-   * stop(), plus what twurple's stop() leaves behind when it comes in the middle of a
-   * session_reconnect (the new socket open, its welcome not yet read): the old socket stays open
-   * and, once it closes, reconnects on its own; the keepalive timer stays armed. Both are closed
-   * here, through twurple's internals (guarded: absent fields are skipped).
+   * stop(), plus what twurple's stop() leaves behind:
+   * - in the middle of a session_reconnect (the new socket open, its welcome not yet read), the
+   *   old socket stays open and, once it closes, reconnects on its own; the keepalive timer stays
+   *   armed;
+   * - between two reconnect attempts (waiting after a failed one), the connection says it is
+   *   neither connected nor connecting, so stop() leaves it alone and the next attempt still
+   *   comes: a stopped listener would open a session later.
+   * All are ended here, through twurple's internals (guarded: absent fields are skipped);
+   * disconnecting a connection that is already down changes nothing.
    */
   stopCompletely(): void {
     const sockets = [...((this as unknown as { _sockets?: Map<string, unknown> })._sockets?.values() ?? [])] as Array<{
-      _connection?: { _previousConnection?: { disconnect(): void } };
+      _connection?: { _previousConnection?: { disconnect(): void }; disconnect?: () => void };
       _clearKeepaliveTimer?: () => void;
     }>;
     this.stop();
@@ -124,6 +141,7 @@ class EventSubWsListenerWithoutTimers extends EventSubWsListener {
         connection._previousConnection = undefined;
         previous.disconnect();
       }
+      connection?.disconnect?.();
       socket._clearKeepaliveTimer?.();
     }
   }
@@ -148,7 +166,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
   };
   let listener: EventSubWsListenerWithoutTimers | null = null;
   const welcomeTimeoutMs = options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS;
-  /** Armed while a socket of `listener` is open and not yet welcomed; cleared by stop() and on every change. */
+  const maxRetryWaitMs = options.maxRetryWaitMs ?? TWURPLE_MAX_RETRY_WAIT_MS;
+  /** Armed while `listener` is not welcomed; cleared on the welcome and by stop(). */
   let welcomeWatchdog: NodeJS.Timeout | null = null;
 
   function clearWelcomeWatchdog(): void {
@@ -157,17 +176,26 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     welcomeWatchdog = null;
   }
 
-  function armWelcomeWatchdog(watched: EventSubWsListenerWithoutTimers): void {
+  /**
+   * Gives `watched` `waitMs` more to be welcomed (replacing any earlier wait); past it, `why`
+   * says what twurple was waiting for.
+   */
+  function armWelcomeWatchdog(watched: EventSubWsListenerWithoutTimers, waitMs: number, why: (seconds: number) => string): void {
     clearWelcomeWatchdog();
     welcomeWatchdog = setTimeout(() => {
       welcomeWatchdog = null;
       if (status.state === 'stopped' || watched !== listener) return;
       status.welcomeTimeouts++;
-      status.lastError = `no session_welcome from Twitch within ${welcomeTimeoutMs / 1000} s of the connection opening (the endpoint accepted the WebSocket but sent nothing)`;
+      status.lastError = why(waitMs / 1000);
       log.warn({ welcomeTimeouts: status.welcomeTimeouts },
         `EventSub connection not welcomed: ${status.lastError}; connecting afresh, and missed redemptions will be listed`);
       connectAfresh();
-    }, welcomeTimeoutMs);
+    }, waitMs);
+  }
+
+  /** A connection attempt starts now (start, connect afresh). */
+  function watchNewConnection(watched: EventSubWsListenerWithoutTimers): void {
+    armWelcomeWatchdog(watched, welcomeTimeoutMs, (seconds) => `no EventSub connection opened within ${seconds} s (the WebSocket upgrade was never answered)`);
   }
 
   /** Drops the current listener (and its connection) and subscribes afresh on a new one. */
@@ -180,6 +208,7 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     status.sessionId = null;
     status.subscription = 'none';
     listener.start();
+    watchNewConnection(listener);
   }
 
   function build(): EventSubWsListenerWithoutTimers {
@@ -197,7 +226,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       // A listener already replaced by restart() (or stopped) is not heard any more.
       if (status.state === 'stopped' || created !== listener) return;
       log.debug('EventSub socket open, waiting for the welcome');
-      armWelcomeWatchdog(created);
+      armWelcomeWatchdog(created, welcomeTimeoutMs,
+        (seconds) => `no session_welcome from Twitch within ${seconds} s of the connection opening (the endpoint accepted the WebSocket but sent nothing)`);
     });
     created.onUserSocketReady((_userId: string, sessionId: string) => {
       if (status.state === 'stopped' || created !== listener) return;
@@ -216,8 +246,10 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     });
     created.onUserSocketDisconnect((_userId: string, error?: Error) => {
       if (status.state === 'stopped' || created !== listener) return;
-      // twurple connects again on its own; the next socket that opens is watched afresh.
-      clearWelcomeWatchdog();
+      // twurple connects again on its own, after a wait of up to maxRetryWaitMs; each failed
+      // attempt is reported here. Silence for longer than that is an attempt that hangs.
+      armWelcomeWatchdog(created, welcomeTimeoutMs + maxRetryWaitMs,
+        (seconds) => `no EventSub connection opened within ${seconds} s of the last failed attempt (twurple's reconnection hangs)`);
       status.state = 'disconnected';
       status.disconnects++;
       if (status.subscription === 'active') status.subscription = 'pending';
@@ -260,6 +292,7 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       status.state = 'connecting';
       listener = build();
       listener.start();
+      watchNewConnection(listener);
     },
     restart() {
       if (!listener) return;

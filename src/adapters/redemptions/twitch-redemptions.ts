@@ -67,6 +67,8 @@ export interface TwitchRedemptionsOptions {
   tokenFileCheckMs?: number;
   /** How long a new EventSub connection may go without session_welcome before it is replaced; default 30 000 ms. */
   welcomeTimeoutMs?: number;
+  /** Tests: the longest wait twurple puts between reconnect attempts (redemption-listener.ts). */
+  maxRetryWaitMs?: number;
 }
 
 export interface TwitchRedemptions {
@@ -340,6 +342,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
         url: twitch.eventsub.url,
         logger,
         ...(options.welcomeTimeoutMs === undefined ? {} : { welcomeTimeoutMs: options.welcomeTimeoutMs }),
+        ...(options.maxRetryWaitMs === undefined ? {} : { maxRetryWaitMs: options.maxRetryWaitMs }),
         onRedemption: (redemption) => {
           void pipeline.process(redemption);
         },

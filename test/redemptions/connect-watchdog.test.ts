@@ -1,0 +1,116 @@
+// An EventSub connection that never opens: an upgrade the endpoint never answers (twurple has no
+// handshake timeout, so it would wait for ever), and an endpoint that refuses the first
+// connections (twurple gives a first connection three retries, then stops for good). The host's
+// welcome watchdog must give up on the attempt, say why, connect afresh, subscribe, and deliver
+// redemptions live again. Real twurple, host, skin-shop and store against the Twitch fakes.
+import { afterEach, describe, expect, it } from 'vitest';
+import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
+import { LEVEL } from '../host/log-capture.ts';
+import { openRedemptionWorld } from './redemption-world.ts';
+import type { RedemptionWorld } from './redemption-world.ts';
+
+/** Only guards against a hung test. */
+const GUARD_MS = 20_000;
+
+const worlds: RedemptionWorld[] = [];
+afterEach(async () => {
+  for (const world of worlds.splice(0)) await world.close();
+});
+
+function warnings(world: RedemptionWorld): string[] {
+  return world.logs.filter((l) => l['component'] === 'eventsub' && l.level >= LEVEL.warn).map((l) => String(l.msg));
+}
+
+/** A redemption made now is delivered live on the current session and fulfilled once. */
+async function expectLiveRedemptions(world: RedemptionWorld, sessionId: string): Promise<void> {
+  const rewardId = await world.rewardId('unlock-neon');
+  const live = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+  expect(live.deliveries.map((d) => ({ sessionId: d.sessionId, delivered: d.delivered }))).toEqual([{ sessionId, delivered: true }]);
+  await world.helix.waitForRedemptionStatus(live.redemption.id, 'FULFILLED', { timeoutMs: GUARD_MS });
+  expect(world.helix.redemptionChanges.filter((c) => c.redemptionId === live.redemption.id).map((c) => `${c.from}->${c.to}`))
+    .toEqual(['UNFULFILLED->FULFILLED']);
+}
+
+describe('an EventSub connection that never opens', () => {
+  it('gives up on an upgrade that is never answered, connects afresh and is live again', async () => {
+    const world = await openRedemptionWorld({ welcomeTimeoutMs: 1000 });
+    worlds.push(world);
+    const eventSub = world.helix.eventSub;
+    eventSub.stallUpgrades(1);
+    await world.start();
+
+    await expect.poll(() => eventSub.stalledUpgrades.came, { timeout: GUARD_MS, interval: 5 }).toBe(1);
+    const subscription = await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { userId: world.broadcaster.id, timeoutMs: GUARD_MS });
+    await world.settled();
+    // The host hung up on the stalled request (only the client can), and opened one connection.
+    await expect.poll(() => eventSub.stalledUpgrades, { timeout: GUARD_MS, interval: 5 }).toEqual({ came: 1, held: 0, pending: 0 });
+    expect(eventSub.totalConnections).toBe(1);
+
+    const lastError = 'no EventSub connection opened within 1 s (the WebSocket upgrade was never answered)';
+    expect(world.redemptions!.status().eventsub).toMatchObject({
+      state: 'connected', sessionId: subscription.transport.session_id, subscription: 'active',
+      sessions: 1, disconnects: 0, welcomeTimeouts: 1, lastError,
+    });
+    expect(warnings(world)).toEqual([`EventSub connection not welcomed: ${lastError}; connecting afresh, and missed redemptions will be listed`]);
+    await expectLiveRedemptions(world, subscription.transport.session_id);
+  });
+
+  it('gives up on a reconnection whose upgrade hangs after a lost connection, and is live again', async () => {
+    const world = await openRedemptionWorld({ welcomeTimeoutMs: 500, maxRetryWaitMs: 500 });
+    worlds.push(world);
+    const eventSub = world.helix.eventSub;
+    await world.start();
+    const first = await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { userId: world.broadcaster.id, timeoutMs: GUARD_MS });
+    await world.settled();
+
+    // The connection drops; twurple's first reconnect attempt is never answered.
+    const since = eventSub.subscriptions.length;
+    eventSub.stallUpgrades(1);
+    eventSub.dropAllConnections();
+    const second = await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { userId: world.broadcaster.id, timeoutMs: GUARD_MS, since });
+    expect(second.transport.session_id).not.toBe(first.transport.session_id);
+    await world.settled();
+    await expect.poll(() => eventSub.stalledUpgrades, { timeout: GUARD_MS, interval: 5 }).toEqual({ came: 1, held: 0, pending: 0 });
+    const lastError = 'no EventSub connection opened within 1 s of the last failed attempt (twurple\'s reconnection hangs)';
+    expect(world.redemptions!.status().eventsub).toMatchObject({
+      state: 'connected', sessionId: second.transport.session_id, subscription: 'active', sessions: 2, disconnects: 1, welcomeTimeouts: 1, lastError,
+    });
+    expect(warnings(world).filter((w) => w.startsWith('EventSub connection not welcomed'))).toEqual([
+      `EventSub connection not welcomed: ${lastError}; connecting afresh, and missed redemptions will be listed`,
+    ]);
+    await expectLiveRedemptions(world, second.transport.session_id);
+  });
+
+  it('leaves refused attempts to twurple, which retries them by itself: no watchdog, no extra connection', async () => {
+    const world = await openRedemptionWorld({ welcomeTimeoutMs: 1000, maxRetryWaitMs: 5000 });
+    worlds.push(world);
+    const eventSub = world.helix.eventSub;
+    // twurple retries after 0, 1 and 1 s: the fourth attempt is answered.
+    eventSub.refuseUpgrades(3);
+    await world.start();
+
+    const subscription = await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { userId: world.broadcaster.id, timeoutMs: GUARD_MS });
+    await world.settled();
+    expect(eventSub.refusedUpgrades).toBe(3);
+    expect(eventSub.totalConnections).toBe(1);
+    const status = world.redemptions!.status().eventsub!;
+    expect(status).toMatchObject({ state: 'connected', sessionId: subscription.transport.session_id, subscription: 'active', sessions: 1, disconnects: 3, welcomeTimeouts: 0 });
+    expect(warnings(world).filter((w) => w.startsWith('EventSub connection not welcomed'))).toEqual([]);
+    await expectLiveRedemptions(world, subscription.transport.session_id);
+  });
+
+  it('stopped between two reconnect attempts, makes no further attempt', async () => {
+    const world = await openRedemptionWorld({ welcomeTimeoutMs: 60_000 });
+    worlds.push(world);
+    const eventSub = world.helix.eventSub;
+    eventSub.refuseUpgrades(100);
+    await world.start();
+    // Two refusals (twurple retries at once after the first), then it waits 1 s before the third.
+    await expect.poll(() => eventSub.refusedUpgrades, { timeout: GUARD_MS, interval: 5 }).toBe(2);
+    await world.stop();
+    const refused = eventSub.refusedUpgrades;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(eventSub.refusedUpgrades).toBe(refused);
+    expect(eventSub.totalConnections).toBe(0);
+  });
+});

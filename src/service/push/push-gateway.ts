@@ -324,11 +324,12 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
    * that cannot count it as dropped. Never wrong: the frame is at least chatFrameLowerBound long.
    */
   function anyRoomForChat(channel: Channel, event: ChatMessageEvent): boolean {
-    const least = chatFrameLowerBound(event) + SEPARATOR.byteLength;
+    const least = chatFrameLowerBound(event);
     let full = 0;
     for (const client of channel.clients) {
       if (!client.ready || client.socket.readyState !== WebSocket.OPEN) continue;
-      if (client.socket.bufferedAmount + client.outboxBytes + least <= maxBufferedBytes) return true;
+      const separator = client.outbox.length > 0 ? SEPARATOR.byteLength : 0;
+      if (client.socket.bufferedAmount + client.outboxBytes + separator + least <= maxBufferedBytes) return true;
       full++;
     }
     stats.droppedFrames += full;

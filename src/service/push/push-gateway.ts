@@ -451,7 +451,7 @@ const MIN_CHAT_FRAME_BYTES = Buffer.byteLength('{"type":"chat","version":0,"even
  * Fewer bytes than the message's frame will have, without building it: JSON writes each string
  * in at least as many UTF-8 bytes as it has UTF-16 units.
  */
-function chatFrameLowerBound(event: ChatMessageEvent): number {
+export function chatFrameLowerBound(event: ChatMessageEvent): number {
   return MIN_CHAT_FRAME_BYTES + event.text.length + event.id.length + event.userId.length + event.login.length + event.displayName.length;
 }
 

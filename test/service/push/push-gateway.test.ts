@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ChatMessageEvent } from '../../../src/service/push/protocol.ts';
+import { chatFrameLowerBound } from '../../../src/service/push/push-gateway.ts';
 import { OverlaySocket, startPushTestServer } from './push-test-server.ts';
 import type { PushTestServer } from './push-test-server.ts';
 
@@ -369,5 +370,16 @@ describe('push gateway flow control', () => {
     expect(shown.serialized()).toBe(1);
     live.close();
     slow.close();
+  });
+});
+
+describe('chat frame lower bound', () => {
+  it('is never more than the bytes of the frame the gateway builds, whatever the text holds', () => {
+    const texts = ['hello', 'ünïcödé ✓', '🐱🇧🇷🔥', 'quotes " and \\ backslashes', 'control \u0001\u001f\n\t', 'lone \ud800 surrogate', 'x'.repeat(500), ''];
+    for (const text of texts) {
+      const event = { ...message('7c1a1b7e-1b2c-4c3d-9e8f-0a1b2c3d4e5f', text), displayName: text === '' ? 'Ünï' : 'Alice' };
+      const frame = `{"type":"chat","version":123456,"event":${JSON.stringify(event)}}`;
+      expect(chatFrameLowerBound(event)).toBeLessThanOrEqual(Buffer.byteLength(frame));
+    }
   });
 });

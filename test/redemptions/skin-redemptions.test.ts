@@ -148,6 +148,49 @@ describe('exactly once', () => {
     expect(world.redemptions!.status().eventsub).toMatchObject({ sessions: 2, disconnects: 1, state: 'connected' });
   });
 
+  it('lists again after a new subscription even while an older listing is still under way (it read too early)', async () => {
+    // The unlock of the viewer "slow" waits until released: the listing that found it stays under way.
+    let releaseSlow!: () => void;
+    const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve));
+    let slowReached!: () => void;
+    const reachedSlow = new Promise<void>((resolve) => (slowReached = resolve));
+    const world = await running({
+      overlayClient: (client) => ({
+        ...client,
+        async unlockSkin(request) {
+          if (request.twitch_username === 'slow' || request.twitch_user_id === slowId) {
+            slowReached();
+            await slowGate;
+          }
+          return client.unlockSkin(request);
+        },
+      }),
+    });
+    const rewardId = await world.rewardId('unlock-neon');
+    const resubscribed = async (): Promise<void> => {
+      const mark = world.helix.eventSub.subscriptions.length;
+      world.helix.eventSub.dropAllConnections();
+      await world.helix.eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { since: mark });
+    };
+    // Missed while the connection was lost: the listing after the new subscription finds it and
+    // stays under way on its unlock.
+    const slow = world.helix.addOfflineRedemption({ rewardId, user: { login: 'slow' } });
+    const slowId = slow.user_id;
+    await resubscribed();
+    await reachedSlow;
+    // Lost again; redeemed meanwhile, after that listing read: only a listing made after the
+    // next subscription can find it.
+    world.helix.eventSub.dropAllConnections();
+    const late = world.helix.addOfflineRedemption({ rewardId, user: { login: 'late' } });
+    await resubscribed();
+    releaseSlow();
+    // Long before the next periodic listing (an hour here).
+    await world.helix.waitForRedemptionStatus(slow.id, 'FULFILLED', { timeoutMs: 5000 });
+    await world.helix.waitForRedemptionStatus(late.id, 'FULFILLED', { timeoutMs: 5000 });
+    expect(statusChanges(world, late.id)).toEqual(['UNFULFILLED->FULFILLED']);
+    expect(world.unlocks.map((u) => u.viewerId).sort()).toEqual([late.user_id, slow.user_id].sort());
+  });
+
   it('catches up on start with what viewers redeemed while the host was down', async () => {
     const world = await running();
     const rewardId = await world.rewardId('unlock-neon');

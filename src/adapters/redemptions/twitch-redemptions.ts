@@ -252,10 +252,9 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
         // A subscription Twitch revoked (the broadcaster withdrew the app's access) or that failed is made again.
         const subscription = listener?.status().subscription;
         if (subscription === 'revoked' || subscription === 'failed') listener?.restart();
-        // Statuses owed and redemptions missed while the token was refused (after a listing under
-        // way, which may have been refused too).
-        if (reconciling) void reconciling.finally(() => void reconcile());
-        else void reconcile();
+        // Statuses owed and redemptions missed while the token was refused (a listing under way
+        // may have been refused too).
+        void reconcileFromNow();
       },
     });
     const channelPoints = createHelixChannelPoints(auth.apiClient, auth.userId);
@@ -323,6 +322,14 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       return reconciling;
     }
 
+    /**
+     * A reconciliation that lists redemptions after this moment: one under way may have listed
+     * before the redemptions it is wanted for existed, so another follows it.
+     */
+    function reconcileFromNow(): Promise<ReconcileReport | null> {
+      return reconciling ? reconciling.finally(() => reconcile()) : reconcile();
+    }
+
     function armTimer(): void {
       if (stopped) return;
       timer = clock.schedule(() => {
@@ -348,7 +355,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
         },
         // Anything sent while there was no subscription (a lost connection) is listed now.
         onSubscribed: () => {
-          void reconcile();
+          void reconcileFromNow();
         },
       });
       listener.start();

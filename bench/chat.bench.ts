@@ -1,7 +1,7 @@
 // `npm run bench:chat`: how fast the host takes in Twitch chat, and how fast it answers a command.
 //
 //   npm run bench:chat
-//   npm run bench:chat -- --messages 100000 --rounds 5 --latency-seconds 60 --load-rate 2000
+//   npm run bench:chat -- --messages 100000 --rounds 9 --latency-seconds 60 --load-rate 2000
 //   npm run bench:chat -- --cpu-prof        # also writes .cpuprofile files of the host's process
 //
 // 1. Ingest. The fake Twitch chat (test/fakes) floods a realistic mix (bench/helpers/chat-mix.ts:
@@ -44,7 +44,7 @@ const { values } = parseArgs({
   options: {
     messages: { type: 'string', default: '60000' },
     warmup: { type: 'string', default: '10000' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     'latency-seconds': { type: 'string', default: '30' },
     'command-rate': { type: 'string', default: '2' },
     'load-rate': { type: 'string', default: '1000' },

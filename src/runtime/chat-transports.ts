@@ -60,8 +60,14 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
   const wire = (transport: ChatTransport, registersViewers: boolean) => transport.subscribe((event) => {
     const shown = overlayChatEventOf(event);
     if (shown) deps.gateway.pushChatEvent(deps.account.id, shown);
-    const viewer = registersViewers ? viewerIdentityOf(event) : null;
-    if (viewer && seen.needsRegistering(viewer)) registrations.add(viewer);
+    if (!registersViewers || event.type !== 'message' || event.self) return;
+    // The filter looks at the tags as sent; only a chatter it has not seen (or renamed) is checked
+    // and normalized (viewerIdentityOf), which on every line cost more than the lookup itself.
+    const { 'user-id': twitchUserId, username: login, 'display-name': displayName } = event.tags;
+    if (typeof twitchUserId !== 'string' || typeof login !== 'string') return;
+    if (!seen.needsRegistering({ twitchUserId, login, displayName: typeof displayName === 'string' ? displayName : undefined })) return;
+    const viewer = viewerIdentityOf(event);
+    if (viewer) registrations.add(viewer);
   });
   if (twitch) wire(twitch, true);
   // Local chatters have made-up ids: with Twitch on, they must not take real viewers' logins.

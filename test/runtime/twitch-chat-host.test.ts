@@ -93,6 +93,23 @@ describe('host with Twitch chat (real tmi.js against the fake server)', () => {
     await expect.poll(async () => (await running.service.findViewer('viewer_one'))?.twitchUserId).toBe('1001');
   });
 
+  it('registers a chatter again after a rename or a new display name, and never one whose user id is unusable', async () => {
+    irc.sendPrivmsg('#alice', { login: 'viewer_uno', displayName: 'Viewer_Uno', userId: '1001' }, 'new name, same me');
+    await expect.poll(async () => (await running.service.findViewer('1001'))?.twitchUsername).toBe('viewer_uno');
+    expect(await running.service.findViewer('viewer_one')).toBeNull();
+    irc.sendPrivmsg('#alice', { login: 'viewer_uno', displayName: 'VIEWER_UNO', userId: '1001' }, 'new display name');
+    await expect.poll(async () => (await running.service.findViewer('1001'))?.displayName).toBe('VIEWER_UNO');
+
+    const framesBefore = overlay.frames.length;
+    irc.sendPrivmsg('#alice', { login: 'odd_one', userId: 'not-a-number' }, 'hello from an odd id');
+    // Shown on the overlay all the same; lines are handled in order, so once a later chatter is
+    // registered, the odd one's line was handled too.
+    await overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.text === 'hello from an odd id', framesBefore);
+    irc.sendPrivmsg('#alice', { login: 'after_odd', userId: '1003' }, 'after it');
+    await expect.poll(async () => (await running.service.findViewer('after_odd'))?.twitchUserId).toBe('1003');
+    expect(await running.service.findViewer('odd_one')).toBeNull();
+  });
+
   it('holds a per-user cooldown without reply spam', async () => {
     const since = irc.privmsgs.length;
     irc.sendPrivmsg('#alice', VIEWER, '!skins');

@@ -106,6 +106,29 @@ describe('FakeHelix with the real twurple ApiClient', () => {
     expect(newest.data.map((r) => r.userName)).toEqual(['fan119', 'fan118', 'fan117', 'fan116', 'fan115']);
   });
 
+  it('holds the next matching call: answered as things were when it came, sent only on release()', async () => {
+    const { helix, bot } = await setUp();
+    const reward = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Unlock neon', cost: 500 });
+    const before = helix.addOfflineRedemption({ rewardId: reward.id, user: { login: 'before' } });
+    const held = helix.holdNext({ method: 'GET', path: '/channel_points/custom_rewards/redemptions' });
+    let answered = false;
+    const listing = bot.apiClient.channelPoints.getRedemptionsForBroadcaster(bot.broadcaster.id, reward.id, 'UNFULFILLED', {})
+      .then((page) => {
+        answered = true;
+        return page.data.map((r) => r.id);
+      });
+    const call = await held.arrived;
+    expect(call).toMatchObject({ method: 'GET', path: '/channel_points/custom_rewards/redemptions', status: 200 });
+    helix.addOfflineRedemption({ rewardId: reward.id, user: { login: 'after' } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    held.release();
+    expect(await listing).toEqual([before.id]);
+    // Only the next call was held.
+    const again = await bot.apiClient.channelPoints.getRedemptionsForBroadcaster(bot.broadcaster.id, reward.id, 'UNFULFILLED', {});
+    expect(again.data).toHaveLength(2);
+  });
+
   it('fulfils and cancels only UNFULFILLED redemptions and records every change', async () => {
     const { helix, bot } = await setUp();
     const reward = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Unlock neon', cost: 500 });

@@ -61,6 +61,7 @@
  *   .fireRedemption(input) -> { redemption, deliveries }     (stored + EventSub notification)
  *   .rewards / .redemptions / .redemptionChanges / .calls
  *   .failNext({ status, method?, path?, times?, message? })  (5xx, 401, 429...; path like '/channel_points/custom_rewards')
+ *   .holdNext({ method?, path? }) -> HeldAnswer   (the next matching call is answered as of its arrival, but only on release())
  *   .waitForCall(predicate, opts?) / .waitForRedemptionStatus(id, status, opts?)
  *   .close()
  */
@@ -200,6 +201,20 @@ export interface HelixCall {
   at: number;
 }
 
+/** A call held by holdNext: its answer was made when it came (as things were then), and is sent on release(). */
+export interface HeldAnswer {
+  /** Resolves once a matching call has come and its answer is held. */
+  readonly arrived: Promise<HelixCall>;
+  /** Sends the answer (if none has come yet, the hold is dropped). */
+  release(): void;
+}
+
+interface HoldRule {
+  method?: string;
+  path?: string;
+  hold(send: () => void, call: HelixCall): void;
+}
+
 export interface FailureRule {
   status: number;
   method?: string;
@@ -255,6 +270,7 @@ export class FakeHelix {
   readonly #rewards: RewardRecord[] = [];
   readonly #redemptions: RedemptionJson[] = [];
   readonly #failures: Array<Required<Pick<FailureRule, 'status' | 'times'>> & FailureRule> = [];
+  readonly #holds: HoldRule[] = [];
   readonly #buckets = new Map<string, { remaining: number; resetAt: number }>();
   readonly #waiters = new Waiters();
   #closed = false;
@@ -411,6 +427,31 @@ export class FakeHelix {
     return { redemption, deliveries };
   }
 
+  /**
+   * The next call matching method/path is answered as things are when it comes, but the answer
+   * is only sent on release(): a slow network, a request still under way while other things happen.
+   */
+  holdNext(rule: { method?: string; path?: string }): HeldAnswer {
+    let send: (() => void) | null = null;
+    let arrived!: (call: HelixCall) => void;
+    const held: HoldRule = {
+      ...rule,
+      hold: (sendAnswer, call) => {
+        send = sendAnswer;
+        arrived(call);
+      },
+    };
+    this.#holds.push(held);
+    return {
+      arrived: new Promise<HelixCall>((resolve) => (arrived = resolve)),
+      release: () => {
+        const index = this.#holds.indexOf(held);
+        if (index !== -1) this.#holds.splice(index, 1);
+        send?.();
+      },
+    };
+  }
+
   /** The next `times` calls matching method/path answer with `status` (Twitch-style error body). */
   failNext(rule: FailureRule): void {
     this.#failures.push({ ...rule, times: rule.times ?? 1 });
@@ -502,11 +543,17 @@ export class FakeHelix {
       }
     }
     call.status = status;
-    if (body === undefined) {
-      res.writeHead(status, headers).end();
-    } else {
-      res.writeHead(status, { ...headers, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-    }
+    // Serialized now: a held answer says what was true when the call came.
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const send = (): void => {
+      if (payload === undefined) res.writeHead(status, headers).end();
+      else res.writeHead(status, { ...headers, 'Content-Type': 'application/json' }).end(payload);
+    };
+    const index = this.#holds.findIndex(
+      (rule) => (rule.method === undefined || rule.method.toUpperCase() === method) && (rule.path === undefined || rule.path === path),
+    );
+    if (index === -1) send();
+    else this.#holds.splice(index, 1)[0]!.hold(send, call);
     this.#waiters.check();
   }
 

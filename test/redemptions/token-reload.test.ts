@@ -102,6 +102,47 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     expect(world.helix.calls.filter((c) => c.method === 'PATCH' && c.status === 200).at(-1)?.accessToken).toBe(fresh);
   });
 
+  it('taken over while a refresh of the token before is under way: that refresh\'s refusal does not block the new token', async () => {
+    const world = await running({ tokenFileCheckMs: 50 });
+    const redemptions = world.redemptions!;
+    // The stored token stops working; the refresh twurple then tries is refused, but its answer
+    // is held until the new token has been taken over.
+    world.helix.expireAccessToken(world.token.accessToken);
+    world.helix.revokeRefreshToken(world.token.refreshToken!);
+    const refresh = world.helix.holdNext({ method: 'POST', path: '/auth/token' });
+    const reconciling = redemptions.reconcile();
+    await refresh.arrived;
+    const fresh = await saveBroadcasterToken(world);
+    await expect.poll(() => redemptions.status().auth, { timeout: 5000, interval: 5 }).toMatchObject({ state: 'ok', reloads: 1 });
+    refresh.release();
+    await reconciling;
+
+    const excused = 'Twitch refused a refresh right after the new token was taken over (Twitch answered 400: Invalid refresh token); it was most likely of the token before, so the new one stays in use';
+    expect(authLines(world).filter((l) => l.level >= LEVEL.warn)).toEqual([{ level: LEVEL.warn, msg: excused }]);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', reloads: 1, error: null });
+    // The new token works: a live redemption's status goes out with it.
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-neon'), user: { login: 'fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    expect(world.helix.calls.filter((c) => c.method === 'PATCH' && c.status === 200).at(-1)?.accessToken).toBe(fresh);
+  });
+
+  it('excuses one refusal after a takeover only: the new token\'s own refused refresh then counts', async () => {
+    const world = await running({ tokenFileCheckMs: 50 });
+    const redemptions = world.redemptions!;
+    await saveBroadcasterToken(world);
+    await expect.poll(() => redemptions.status().auth, { timeout: 5000, interval: 5 }).toMatchObject({ state: 'ok', reloads: 1 });
+    const taken = (await readBroadcasterToken(world.tokenFile))!;
+    world.helix.expireAccessToken(taken.accessToken);
+    world.helix.revokeRefreshToken(taken.refreshToken!);
+    await redemptions.reconcile();
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok' });
+    await redemptions.reconcile();
+    expect(redemptions.status().auth).toMatchObject({ state: 'refresh-failed', reloads: 1 });
+    expect(authLines(world).filter((l) => l.level >= LEVEL.warn).map((l) => l.level)).toEqual([LEVEL.warn, LEVEL.error]);
+    const refreshes = world.helix.calls.filter((c) => c.path === '/auth/token');
+    expect(refreshes.map((c) => c.status)).toEqual([400, 400]);
+  });
+
   it('after Twitch revoked the subscription as well, subscribes again on the new token', async () => {
     const world = await running({ tokenFileCheckMs: 50 });
     const redemptions = world.redemptions!;

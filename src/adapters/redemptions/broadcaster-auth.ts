@@ -8,7 +8,10 @@
 // file. The file is looked at every few seconds (its mtime, size and inode; read only when one
 // changed) and after every refused refresh; a token there that this process neither loaded nor
 // wrote itself, of the same application and broadcaster, with the needed scopes, is taken over:
-// twurple forgets the refused refresh and uses it from the next call on. No restart.
+// twurple forgets the refused refresh and uses it from the next call on. No restart. A refresh of
+// the token before may still be under way at that moment; if Twitch refuses it, twurple would
+// refuse the new token's calls too, so that one refusal after a takeover is excused: the token
+// taken over is put back, and only a refusal of its own counts.
 import { ApiClient } from '@twurple/api';
 import { RefreshingAuthProvider } from '@twurple/auth';
 import type { AccessToken } from '@twurple/auth';
@@ -86,13 +89,7 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   /** Every access token this process loaded, refreshed or took over: the file holding one of them is not news. */
   const known = new Set<string>([token.accessToken]);
   const authProvider = new RefreshingAuthProvider({ clientId: options.clientId, clientSecret: options.clientSecret });
-  authProvider.addUser(token.userId, {
-    accessToken: token.accessToken,
-    refreshToken: token.refreshToken,
-    scope: token.scope,
-    expiresIn: token.expiresIn,
-    obtainmentTimestamp: token.obtainmentTimestamp,
-  });
+  authProvider.addUser(token.userId, accessTokenOf(token));
   const apiClient = new ApiClient({ authProvider, logger: twurpleLoggerOptions(logger) });
   const status: BroadcasterAuthStatus = {
     state: 'ok', login: token.login, userId: token.userId, scopes: [...token.scope], lastRefreshAt: null, refreshes: 0, reloads: 0, error: null,
@@ -103,9 +100,12 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   let timer: ScheduledTimer | null = null;
   /** The file as last looked at (null: not yet); read again only when this changes. */
   let seen: string | null = null;
+  /** A token was taken over and has not been refreshed since: a refusal now may be of the one before. */
+  let takenOverUnrefreshed = false;
 
   authProvider.onRefresh((userId: string, refreshed: AccessToken) => {
     if (userId !== token.userId) return;
+    takenOverUnrefreshed = false;
     status.refreshes++;
     status.lastRefreshAt = new Date().toISOString();
     status.scopes = [...refreshed.scope];
@@ -136,6 +136,14 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
 
   authProvider.onRefreshFailure((userId: string, error: Error) => {
     if (userId !== token.userId) return;
+    if (takenOverUnrefreshed) {
+      // Once: if it was the new token's own refresh, the next one is refused again and counts.
+      takenOverUnrefreshed = false;
+      authProvider.addUser(token.userId, accessTokenOf(current));
+      log.warn(`Twitch refused a refresh right after the new token was taken over (${describeTwitchError(error).message}); `
+        + 'it was most likely of the token before, so the new one stays in use');
+      return;
+    }
     status.state = 'refresh-failed';
     // Only the status and Twitch's message: the error's own text quotes the refresh URL and its secrets.
     status.error = `Twitch refused to refresh the broadcaster's token (${describeTwitchError(error).message}); ${REAUTHORIZE_RUNNING_HINT}`;
@@ -178,13 +186,8 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     known.add(found.accessToken);
     current = found;
     // Replaces the token and forgets a refused refresh, so the next call uses it.
-    authProvider.addUser(token.userId, {
-      accessToken: found.accessToken,
-      refreshToken: found.refreshToken,
-      scope: found.scope,
-      expiresIn: found.expiresIn,
-      obtainmentTimestamp: found.obtainmentTimestamp,
-    });
+    authProvider.addUser(token.userId, accessTokenOf(found));
+    takenOverUnrefreshed = true;
     const recovered = status.state === 'refresh-failed';
     status.reloads++;
     status.scopes = [...found.scope];
@@ -233,5 +236,16 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
       await checking;
       await saving;
     },
+  };
+}
+
+/** A stored token as twurple's AccessToken. */
+function accessTokenOf(stored: StoredBroadcasterToken): AccessToken {
+  return {
+    accessToken: stored.accessToken,
+    refreshToken: stored.refreshToken,
+    scope: stored.scope,
+    expiresIn: stored.expiresIn,
+    obtainmentTimestamp: stored.obtainmentTimestamp,
   };
 }

@@ -108,6 +108,11 @@ const twitchRedemptionsSection = section({
    * before it is deleted; rows still owed an effect or a status are kept whatever their age.
    */
   ledgerRetentionDays: integer(1, 3650).default(30),
+  /**
+   * How often the broadcaster's token file is looked at for a token `chatskin twitch auth` saved
+   * while the host runs (a stat; read only when it changed).
+   */
+  tokenFileCheckSeconds: integer(1, 3600).default(5),
 });
 
 /** The redemption sections of an enabled twitch config, with their defaults filled in. */

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { Clock } from '../../src/host/clock.ts';
 import { startTwitchRedemptions } from '../../src/adapters/redemptions/twitch-redemptions.ts';
 import type { TwitchRedemptions } from '../../src/adapters/redemptions/twitch-redemptions.ts';
 import { writeBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
@@ -56,6 +57,10 @@ export interface WorldOptions {
   logger?: Logger;
   /** How often the host looks at its token file (default: the host's, 5 s). */
   tokenFileCheckMs?: number;
+  /** twitch.redemptions.tokenFileCheckSeconds (default: the config's, 5). */
+  tokenFileCheckSeconds?: number;
+  /** The clock of the redemptions part's timers (default: the system's). */
+  clock?: Clock;
   /** How long an EventSub connection may stay unwelcomed (default: the host's, 30 s). */
   welcomeTimeoutMs?: number;
   maxRetryWaitMs?: number;
@@ -174,6 +179,7 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
       redemptions: {
         reconcileIntervalSeconds: options.reconcileIntervalSeconds ?? 3600,
         ...(options.ledgerRetentionDays === undefined ? {} : { ledgerRetentionDays: options.ledgerRetentionDays }),
+        ...(options.tokenFileCheckSeconds === undefined ? {} : { tokenFileCheckSeconds: options.tokenFileCheckSeconds }),
       },
       rewards,
     },
@@ -198,6 +204,7 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
       }
       world.redemptions = await startTwitchRedemptions({
         config, host, ledger, logger,
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
         ...(options.welcomeTimeoutMs === undefined ? {} : { welcomeTimeoutMs: options.welcomeTimeoutMs }),
         ...(options.maxRetryWaitMs === undefined ? {} : { maxRetryWaitMs: options.maxRetryWaitMs }),

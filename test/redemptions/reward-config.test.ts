@@ -24,7 +24,7 @@ describe('redemption config', () => {
     expect(redemptionSettings(config.twitch)).toEqual({
       broadcaster: { tokenFile: './data/twitch-broadcaster-token.json' },
       oauth: { url: null },
-      redemptions: { enabled: true, reconcileIntervalSeconds: 60, ledgerRetentionDays: 30 },
+      redemptions: { enabled: true, reconcileIntervalSeconds: 60, ledgerRetentionDays: 30, tokenFileCheckSeconds: 5 },
       rewards: {},
     });
   });
@@ -59,6 +59,21 @@ describe('redemption config', () => {
       { path: 'twitch.redemptions.reconcileIntervalSeconds', message: expect.stringMatching(/^must be a whole number from 10 to 86400/) },
     ]));
     expect(issues.some((issue) => issue.path.startsWith('twitch.rewards') && /reward keys are 1 to 100 letters/.test(issue.message))).toBe(true);
+  });
+
+  it('tokenFileCheckSeconds: a whole number of seconds from 1 to 3600, 5 by default', () => {
+    const checkSeconds = (input: unknown): number => {
+      const config = parseConfig({ twitch: input });
+      if (!config.twitch.enabled) throw new Error('expected twitch on');
+      return redemptionSettings(config.twitch).redemptions.tokenFileCheckSeconds;
+    };
+    expect(checkSeconds(TWITCH)).toBe(5);
+    expect(checkSeconds({ ...TWITCH, redemptions: { tokenFileCheckSeconds: 60 } })).toBe(60);
+    for (const bad of [0, 1.5, 3601, '5']) {
+      expect(issuesOf({ twitch: { ...TWITCH, redemptions: { tokenFileCheckSeconds: bad } } })).toEqual([
+        { path: 'twitch.redemptions.tokenFileCheckSeconds', message: expect.stringMatching(/^must be a whole number from 1 to 3600/) },
+      ]);
+    }
   });
 
   it('ledgerRetentionDays: a whole number of days from 1 to 3650', () => {

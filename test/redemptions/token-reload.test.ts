@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import { LEVEL } from '../host/log-capture.ts';
+import { ManualClock } from '../host/manual-clock.ts';
 import { CHANNEL, openRedemptionWorld } from './redemption-world.ts';
 import { runTwitchAuth, saveBroadcasterToken } from './broadcaster-token-helpers.ts';
 import type { RedemptionWorld, WorldOptions } from './redemption-world.ts';
@@ -141,6 +142,19 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     expect(authLines(world).filter((l) => l.level >= LEVEL.warn).map((l) => l.level)).toEqual([LEVEL.warn, LEVEL.error]);
     const refreshes = world.helix.calls.filter((c) => c.path === '/auth/token');
     expect(refreshes.map((c) => c.status)).toEqual([400, 400]);
+  });
+
+  it('is looked for every twitch.redemptions.tokenFileCheckSeconds', async () => {
+    const clock = new ManualClock(Date.now());
+    const world = await running({ tokenFileCheckSeconds: 7, clock });
+    const redemptions = world.redemptions!;
+    await saveBroadcasterToken(world);
+    await clock.advance(6_900);
+    // Any look at the file would have found it by now (it is a stat and a read).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(redemptions.status().auth).toMatchObject({ reloads: 0 });
+    await clock.advance(100);
+    await expect.poll(() => redemptions.status().auth, { timeout: 5000, interval: 5 }).toMatchObject({ state: 'ok', reloads: 1 });
   });
 
   it('after Twitch revoked the subscription as well, subscribes again on the new token', async () => {

@@ -19,7 +19,7 @@ import { createRedemptionPipeline } from '../../host/redemptions/redemption-pipe
 import type { PipelineCounters, ReconcileReport, RedemptionPipeline } from '../../host/redemptions/redemption-pipeline.ts';
 import { syncManagedRewards } from '../../host/redemptions/reward-sync.ts';
 import type { RewardSyncEntry } from '../../host/redemptions/reward-sync.ts';
-import { AUTHORIZE_HINT, createBroadcasterAuth, DEFAULT_TOKEN_FILE_CHECK_MS, REAUTHORIZE_HINT } from './broadcaster-auth.ts';
+import { AUTHORIZE_HINT, createBroadcasterAuth, REAUTHORIZE_HINT } from './broadcaster-auth.ts';
 import type { BroadcasterAuth, BroadcasterAuthStatus } from './broadcaster-auth.ts';
 import { createHelixChannelPoints } from './helix-channel-points.ts';
 import { createRedemptionListener } from './redemption-listener.ts';
@@ -62,7 +62,8 @@ export interface TwitchRedemptionsOptions {
   clock?: Clock;
   /**
    * How often the token file is looked at for a token `chatskin twitch auth` saved meanwhile (one
-   * replacing the token in use, or, in needs-auth, the first usable one); default 5 000 ms.
+   * replacing the token in use, or, in needs-auth, the first usable one); default
+   * twitch.redemptions.tokenFileCheckSeconds (tests set milliseconds here).
    */
   tokenFileCheckMs?: number;
   /** How long a new EventSub connection may go without session_welcome before it is replaced; default 30 000 ms. */
@@ -117,7 +118,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
   applyTwurpleMockPort(twitch.helix.mockServerPort);
 
   const tokenFile = settings.broadcaster.tokenFile;
-  const tokenFileCheckMs = options.tokenFileCheckMs ?? DEFAULT_TOKEN_FILE_CHECK_MS;
+  const tokenFileCheckMs = options.tokenFileCheckMs ?? settings.redemptions.tokenFileCheckSeconds * 1000;
 
   /** The token in the file, or why redemptions cannot start with it (and what to do). */
   async function loadToken(): Promise<{ token: StoredBroadcasterToken } | { problem: string }> {

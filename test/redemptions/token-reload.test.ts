@@ -148,10 +148,14 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     const clock = new ManualClock(Date.now());
     const world = await running({ tokenFileCheckSeconds: 7, clock });
     const redemptions = world.redemptions!;
+    const io = () => new Promise((resolve) => setTimeout(resolve, 200));
+    // One periodic look at the unchanged file first, so the look made at start is long done.
+    await clock.advance(7_000);
+    await io();
     await saveBroadcasterToken(world);
     await clock.advance(6_900);
-    // Any look at the file would have found it by now (it is a stat and a read).
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Any look at the file would have found the new token by now (it is a stat and a read).
+    await io();
     expect(redemptions.status().auth).toMatchObject({ reloads: 0 });
     await clock.advance(100);
     await expect.poll(() => redemptions.status().auth, { timeout: 5000, interval: 5 }).toMatchObject({ state: 'ok', reloads: 1 });

@@ -1,16 +1,13 @@
 // The grants plugin in the real host over a memory chat, with the in-process client over the real
 // service on a temp SQLite database seeded with a fixture.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createInProcessClient } from '../../src/client/in-process-client.ts';
+import { describe, expect, it } from 'vitest';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import type { ChatTags } from '../../src/host/chat-transport.ts';
-import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
-import { applySeed } from '../../src/service/seed.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
-import { chatAnswers, startTestHost } from '../../test/host/host-fixture.ts';
+import { chatAnswers } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
+import { startPluginWorld } from '../../test/host/plugin-world.ts';
 import { broadcasterTags, moderatorTags, viewerTags, vipTags } from '../../test/host/irc-tags.ts';
-import { openHarness } from '../../test/service/core/service-harness.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
 
 const FIXTURE = {
@@ -44,21 +41,8 @@ interface World {
   skins: Record<string, number>;
 }
 
-let open: Harness | undefined;
-
-afterEach(async () => {
-  await open?.close();
-  open = undefined;
-});
-
 async function world(settings: (ids: SeedResult) => Record<string, unknown> = () => ({})): Promise<World> {
-  const harness = await openHarness();
-  open = harness;
-  const ids = await applySeed(harness.service, structuredClone(FIXTURE));
-  const client = createInProcessClient(harness.service, ids.accounts.streamer!.id);
-  const test = await startTestHost({
-    builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client, config: { plugins: { grants: settings(ids) } },
-  });
+  const { test, client, harness, ids } = await startPluginWorld({ fixture: FIXTURE, plugin: 'grants', settings });
   const skins = { ...ids.accounts.streamer!.skins, classic: ids.global_skins.classic!, foreign: ids.accounts.other!.skins.foreign! };
   return { test, client, harness, ids, skins };
 }

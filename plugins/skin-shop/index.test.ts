@@ -2,16 +2,15 @@
 // (the Twitch side is in test/redemptions). Redemptions come in through host.handleRedemption, as
 // the redemption pipeline hands them over.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInProcessClient } from '../../src/client/in-process-client.ts';
 import { OverlayStyleError } from '../../src/client/overlay-style-error.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
-import { applySeed } from '../../src/service/seed.ts';
+import type { SeedResult } from '../../src/service/seed.ts';
 import { startTestHost } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
+import { startPluginWorld } from '../../test/host/plugin-world.ts';
 import { stableNumericId } from '../../test/fakes/stable-id.ts';
 import { settle } from '../../test/host/manual-clock.ts';
-import { openHarness } from '../../test/service/core/service-harness.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
 import { httpWorld } from '../../test/client/contract-world.ts';
 
@@ -39,9 +38,7 @@ interface Shop {
 type Settings = Record<string, unknown>;
 
 async function open(settings: Settings | ((skins: SkinIds) => Settings) = { rewards: { 'unlock-neon': 'neon' } }, wrap?: (c: OverlayStyleClient) => OverlayStyleClient): Promise<Shop> {
-  const harness = await openHarness();
-  closers.push(() => harness.close());
-  const ids = await applySeed(harness.service, {
+  const fixture = {
     accounts: [
       {
         login: 'streamer', overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }],
@@ -53,17 +50,16 @@ async function open(settings: Settings | ((skins: SkinIds) => Settings) = { rewa
       { slug: 'classic', name: 'Classic', template: 'bubbles', availability: 'purchase', values: {} },
       { slug: 'vintage', name: 'Vintage', template: 'bubbles', availability: 'purchase', active: false, values: {} },
     ],
-  });
-  const accountId = ids.accounts['streamer']!.id;
-  const skins: SkinIds = {
+  };
+  const skinIdsOf = (ids: SeedResult): SkinIds => ({
     neon: ids.accounts['streamer']!.skins['neon']!, classic: ids.global_skins['classic']!,
     vintage: ids.global_skins['vintage']!, foreign: ids.accounts['other']!.skins['foreign']!,
-  };
-  const client = createInProcessClient(harness.service, accountId);
-  const test = await startTestHost({
-    builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: wrap ? wrap(client) : client,
-    config: { plugins: { 'skin-shop': typeof settings === 'function' ? settings(skins) : settings } },
   });
+  const { test, harness, ids, accountId } = await startPluginWorld({
+    fixture, plugin: 'skin-shop', ...(wrap ? { wrapClient: wrap } : {}),
+    settings: (seeded) => (typeof settings === 'function' ? settings(skinIdsOf(seeded)) : settings),
+  });
+  const skins = skinIdsOf(ids);
   let next = 0;
   return {
     test, harness, accountId, skins,

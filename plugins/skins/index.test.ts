@@ -1,16 +1,14 @@
 // The skins plugin in the real host over a memory chat, with the in-process client over the real
 // service on a temp SQLite database (seeded), and once with the HTTP client of a remote service.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/client/http-client.ts';
-import { createInProcessClient } from '../../src/client/in-process-client.ts';
 import type { ChatTags } from '../../src/host/chat-transport.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
-import { applySeed } from '../../src/service/seed.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
 import { chatAnswers, startTestHost } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
+import { startPluginWorld } from '../../test/host/plugin-world.ts';
 import { chatTags, moderatorTags } from '../../test/host/irc-tags.ts';
-import { openHarness } from '../../test/service/core/service-harness.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
 
 const FIXTURE = {
@@ -40,25 +38,7 @@ interface World {
   accountId: number;
 }
 
-let open: Harness | undefined;
-
-afterEach(async () => {
-  await open?.close();
-  open = undefined;
-});
-
-async function world(): Promise<World> {
-  const harness = await openHarness();
-  open = harness;
-  const ids = await applySeed(harness.service, structuredClone(FIXTURE));
-  const accountId = ids.accounts.streamer!.id;
-  const test = await startTestHost({
-    builtInPluginDir: BUILT_IN_PLUGIN_DIR,
-    overlayClient: createInProcessClient(harness.service, accountId),
-    config: { plugins: { skins: {} } },
-  });
-  return { test, harness, ids, accountId };
-}
+const world = (): Promise<World> => startPluginWorld({ fixture: FIXTURE, plugin: 'skins' });
 
 const viewerOne = (): ChatTags => chatTags('viewer_one', { 'user-id': '1001', 'display-name': 'Viewer_One' });
 const newcomer = (login = 'newbie'): ChatTags => chatTags(login, { 'user-id': '2002' });

@@ -2,18 +2,16 @@
 // the real service on a temp SQLite database seeded with a fixture.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createHttpClient } from '../../src/client/http-client.ts';
-import { createInProcessClient } from '../../src/client/in-process-client.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
-import { applySeed } from '../../src/service/seed.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
 import { chatAnswers, startTestHost } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
+import { startPluginWorld } from '../../test/host/plugin-world.ts';
 import { broadcasterTags, moderatorTags, subscriberTags, viewerTags, vipTags } from '../../test/host/irc-tags.ts';
 import type { ChatTags } from '../../src/host/chat-transport.ts';
-import { openHarness } from '../../test/service/core/service-harness.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
 
 const FIXTURE = {
@@ -47,23 +45,14 @@ interface World {
   overlays: { main: number; synced: number; ticker: number };
 }
 
-let open: Harness | undefined;
-
-afterEach(async () => {
-  await open?.close();
-  open = undefined;
-});
+const overlaysOf = (ids: SeedResult): World['overlays'] => {
+  const streamer = ids.accounts.streamer!;
+  return { main: streamer.overlays.Main!, synced: streamer.overlays.Synced!, ticker: streamer.overlays.Ticker! };
+};
 
 async function world(settings: (overlays: World['overlays']) => Record<string, unknown> = () => ({ themes: THEMES })): Promise<World> {
-  const harness = await openHarness();
-  open = harness;
-  const ids = await applySeed(harness.service, structuredClone(FIXTURE));
-  const streamer = ids.accounts.streamer!;
-  const overlays = { main: streamer.overlays.Main!, synced: streamer.overlays.Synced!, ticker: streamer.overlays.Ticker! };
-  const client = createInProcessClient(harness.service, streamer.id);
-  const test = await startTestHost({
-    builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client, config: { plugins: { style: settings(overlays) } },
-  });
+  const { test, client, harness, ids } = await startPluginWorld({ fixture: FIXTURE, plugin: 'style', settings: (seeded) => settings(overlaysOf(seeded)) });
+  const overlays = overlaysOf(ids);
   harness.events.length = 0;
   return { test, client, harness, ids, overlays };
 }
@@ -178,14 +167,7 @@ describe('style plugin: !style', () => {
   });
 
   it('usage lines carry the configured prefix', async () => {
-    const harness = await openHarness();
-    open = harness;
-    const ids = await applySeed(harness.service, structuredClone(FIXTURE));
-    const test = await startTestHost({
-      builtInPluginDir: BUILT_IN_PLUGIN_DIR,
-      overlayClient: createInProcessClient(harness.service, ids.accounts.streamer!.id),
-      config: { commands: { prefix: '?' }, plugins: { style: {} } },
-    });
+    const { test } = await startPluginWorld({ fixture: FIXTURE, plugin: 'style', config: { commands: { prefix: '?' } } });
     expect(await chat(test, '?STYLE reset')).toEqual(['@Mod_mia name one setting. Usage: ?style reset <setting>']);
   });
 

@@ -215,6 +215,11 @@ interface HoldRule {
   hold(send: () => void, call: HelixCall): void;
 }
 
+/** Whether a call is one a failNext or holdNext rule is for (no method or path: any). */
+function callMatches(rule: { method?: string; path?: string }, method: string, path: string): boolean {
+  return (rule.method === undefined || rule.method.toUpperCase() === method) && (rule.path === undefined || rule.path === path);
+}
+
 export interface FailureRule {
   status: number;
   method?: string;
@@ -549,9 +554,7 @@ export class FakeHelix {
       if (payload === undefined) res.writeHead(status, headers).end();
       else res.writeHead(status, { ...headers, 'Content-Type': 'application/json' }).end(payload);
     };
-    const index = this.#holds.findIndex(
-      (rule) => (rule.method === undefined || rule.method.toUpperCase() === method) && (rule.path === undefined || rule.path === path),
-    );
+    const index = this.#holds.findIndex((rule) => callMatches(rule, method, path));
     if (index === -1) send();
     else this.#holds.splice(index, 1)[0]!.hold(send, call);
     this.#waiters.check();
@@ -576,9 +579,7 @@ export class FakeHelix {
   }
 
   #takeFailure(method: string, path: string): FailureRule | undefined {
-    const index = this.#failures.findIndex(
-      (rule) => (rule.method === undefined || rule.method.toUpperCase() === method) && (rule.path === undefined || rule.path === path),
-    );
+    const index = this.#failures.findIndex((rule) => callMatches(rule, method, path));
     if (index === -1) return undefined;
     const rule = this.#failures[index] as FailureRule & { times: number };
     rule.times--;

@@ -55,7 +55,7 @@ export interface WorldOptions {
   ledgerRetentionDays?: number;
   /** Default: every line (debug) kept in `logs`. */
   logger?: Logger;
-  /** How often the host looks at its token file (default: the host's, 5 s). */
+  /** How often the host looks at its token file, in ms (default: tokenFileCheckSeconds). */
   tokenFileCheckMs?: number;
   /** twitch.redemptions.tokenFileCheckSeconds (default: the config's, 5). */
   tokenFileCheckSeconds?: number;

@@ -64,14 +64,12 @@ export interface BroadcasterAuthOptions {
   tokenFile: string;
   token: StoredBroadcasterToken;
   logger: Logger;
-  /** How often the token file is looked at for a token written by `chatskin twitch auth`. Default 5 000. */
-  tokenFileCheckMs?: number;
+  /** How often the token file is looked at for a token written by `chatskin twitch auth` (config twitch.redemptions.tokenFileCheckSeconds). */
+  tokenFileCheckMs: number;
   clock?: Clock;
   /** After a token from the file was taken over (e.g. to subscribe again, or send owed statuses). */
   onTokenReloaded?: () => void;
 }
-
-export const DEFAULT_TOKEN_FILE_CHECK_MS = 5000;
 
 /** For a host without a token: it watches the token file and starts the redemptions once one is there. */
 export const AUTHORIZE_HINT = 'run `chatskin twitch auth`; the running chatskin picks the token up within seconds and starts the redemptions (no restart needed)';
@@ -215,7 +213,7 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     if (stopped) return;
     timer = clock.schedule(() => {
       void checkTokenFile().finally(arm);
-    }, options.tokenFileCheckMs ?? DEFAULT_TOKEN_FILE_CHECK_MS);
+    }, options.tokenFileCheckMs);
   }
   // What the file holds now is the token just loaded.
   void checkTokenFile().finally(arm);

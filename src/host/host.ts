@@ -65,6 +65,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const { config, logger, overlayClient } = options;
   const clock = options.clock ?? systemClock;
   const transports = [...options.chatTransports];
+  const ownChannel = normalizeChannel(config.channel.login);
   const registry = new CommandRegistry();
   const redemptions = new Map<string, RedemptionRegistration>();
   const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }) });
@@ -138,9 +139,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return;
     }
     if (event.type !== 'message' || event.self || !router.couldBeCommand(event.text)) return;
-    const user = chatUserFromTags(event.tags);
-    if (!user) return;
+    const chatter = chatUserFromTags(event.tags);
+    if (!chatter) return;
     const channel = normalizeChannel(event.channel);
+    // Roles are the account's channel's: a moderator (or broadcaster) of another channel the bot
+    // joined has no say over this account's overlay, so there they count as viewers.
+    const user = channel === ownChannel || chatter.role === 'everyone' ? chatter : { ...chatter, role: 'everyone' as const };
     const messageId = typeof event.tags.id === 'string' ? event.tags.id : null;
     router.route({ channel, text: event.text, user, messageId }, (text) => queues.get(transport)!.enqueue(channel, text))
       .catch((error: unknown) => logger.error({ err: error, channel }, 'routing a chat message failed'));

@@ -9,6 +9,7 @@ import {
 } from '../adapters/index.ts';
 import type { LocalChatTransport, TwitchChatTransport } from '../adapters/index.ts';
 import type { Config } from '../config/index.ts';
+import { normalizeChannel } from '../host/index.ts';
 import type { ChatTransport } from '../host/index.ts';
 import type { PushGateway } from '../service/push/push-gateway.ts';
 import type { StyleService } from '../service/style-service.ts';
@@ -57,7 +58,10 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
       logger.warn({ err: error, login: viewer.login }, 'registering a chatter as a viewer failed');
     },
   });
+  const ownChannel = normalizeChannel(config.channel.login);
   const wire = (transport: ChatTransport, registersViewers: boolean) => transport.subscribe((event) => {
+    // The overlay shows the account's own channel; other channels the bot joined stay off it.
+    if (event.channel !== ownChannel) return;
     const shown = overlayChatEventOf(event);
     if (shown) deps.gateway.pushChatEvent(deps.account.id, shown);
     if (!registersViewers || event.type !== 'message' || event.self) return;

@@ -1,13 +1,18 @@
 // Chat lines to commands: prefix, name or alias (any case), role, cooldown, typed arguments,
 // then the plugin's handler, isolated so a throwing handler costs one generic reply and a log
 // line, never the host. Lines the router does not act on get no reply, so chat is not spammed:
-// unknown commands and missing roles are ignored; a cooldown gets at most one notice per window.
+// unknown commands and missing roles are ignored; a cooldown gets at most one notice per window,
+// and wrong arguments one usage line per chatter and command per window (moderators get each).
 import type { Logger } from 'pino';
 import { hasRole } from './chat-roles.ts';
 import type { Clock } from './clock.ts';
 import { parseArgs, usageLine } from './command-args.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
+import { UsageNotices } from './usage-notices.ts';
+
+/** A chatter who keeps getting a command's arguments wrong is told its usage once in this long. */
+export const USAGE_NOTICE_WINDOW_MS = 30_000;
 
 export interface IncomingChatMessage {
   channel: string;
@@ -52,6 +57,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
   const prefixLower = prefix.toLowerCase();
 
   const caseless = prefix.toLowerCase() === prefix.toUpperCase();
+  const usageNotices = new UsageNotices(USAGE_NOTICE_WINDOW_MS);
 
   return {
     couldBeCommand(text) {
@@ -88,7 +94,11 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       }
       const parsed = parseArgs(command.args, argText);
       if (!parsed.ok) {
-        void send(`@${user.displayName} ${parsed.reason}. Usage: ${usageLine(prefix, command.name, command.args)}`);
+        if (bypass || usageNotices.allow(command.name, user.id, now)) {
+          void send(`@${user.displayName} ${parsed.reason}. Usage: ${usageLine(prefix, command.name, command.args)}`);
+        } else {
+          log.debug({ reason: parsed.reason }, 'command ignored: wrong arguments, usage already told');
+        }
         return 'usage';
       }
       if (!bypass) command.cooldown.start(user.id, now);

@@ -132,6 +132,31 @@ describe('command routing: typed arguments and usage', () => {
   it('extra words are refused with the usage line', async () => {
     expect(await say(test, '!ping now please')).toEqual(['@Viewer_val too many words. Usage: !ping']);
   });
+
+  it('a chatter who keeps getting the arguments wrong is told the usage once per command per 30 s', async () => {
+    const own = await start();
+    const zed = viewerTags('zed');
+    const usage = '@Zed who is missing. Usage: !give <who> <amount> [note...]';
+    expect(await say(own, '!give', zed)).toEqual([usage]);
+    expect(await say(own, '!give', zed)).toEqual([]);
+    expect(await say(own, '!give bob lots', zed)).toEqual([]);
+    // Another command, and another chatter, are told all the same.
+    expect(await say(own, '!ping now', zed)).toEqual(['@Zed too many words. Usage: !ping']);
+    expect(await say(own, '!give', viewerTags('yan'))).toEqual(['@Yan who is missing. Usage: !give <who> <amount> [note...]']);
+    // A right line still runs at once.
+    expect(await say(own, '!give bob 2', zed)).toEqual(['bob +2']);
+    await own.clock.advance(29_999);
+    expect(await say(own, '!give', zed)).toEqual([]);
+    await own.clock.advance(1);
+    expect(await say(own, '!give', zed)).toEqual([usage]);
+  });
+
+  it('moderators are told the usage every time', async () => {
+    const own = await start();
+    const mod = moderatorTags();
+    expect(await say(own, '!set bubble.width', mod)).toEqual(['@Mod_mia value is missing. Usage: !set <key> <value...>']);
+    expect(await say(own, '!set bubble.width', mod)).toEqual(['@Mod_mia value is missing. Usage: !set <key> <value...>']);
+  });
 });
 
 describe('command routing: roles from IRC tags (ordered: broadcaster > moderator > vip > subscriber > everyone)', () => {

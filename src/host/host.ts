@@ -28,8 +28,13 @@ export interface HostOptions {
   builtInPluginDir?: string;
   /** Limits of each transport's reply queue. */
   replyQueue?: Pick<ReplyQueueOptions, 'maxQueued' | 'maxPartsPerReply'>;
-  /** A plugin whose setup has not finished after this long is failed. Default 10 s. */
+  /** A plugin whose import and setup have not finished after this long is failed. Default 10 s. */
   setupTimeoutMs?: number;
+  /**
+   * On stop, how long commands already running may take to finish (their replies still go out),
+   * and then how long each plugin's teardown may take. Default 5 s each.
+   */
+  stopTimeoutMs?: number;
 }
 
 export interface PluginStatus {
@@ -52,7 +57,10 @@ export interface Host {
   handleRedemption(event: RedemptionEvent): Promise<RedemptionResult>;
   /** Sends a line to a channel on every transport serving it (paced, split). */
   say(channel: string, text: string): Promise<ReplyOutcome>;
-  /** Stops routing, settles waiting replies and runs the plugins' teardowns. Idempotent. */
+  /**
+   * Stops routing new chat, lets the commands already running finish (bounded by stopTimeoutMs),
+   * settles the replies still waiting and runs the plugins' teardowns. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
@@ -73,7 +81,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
     [transport, createReplyQueue({ transport, clock, logger, ...options.replyQueue })]));
   const statuses: PluginStatus[] = [];
   const teardowns: { plugin: string; teardown: PluginTeardown }[] = [];
-  let stopped = false;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 5_000;
+  /** Commands being handled, so a stop can let them finish. */
+  const running = new Set<Promise<unknown>>();
+  let stopped: Promise<void> | null = null;
 
   const say = async (rawChannel: string, text: string): Promise<ReplyOutcome> => {
     const channel = normalizeChannel(rawChannel);
@@ -99,7 +110,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (failed) throw new Error(`plugin ${name} failed to start; it cannot register anything`);
     };
     try {
-      const definition = await importPlugin(name, findPluginEntry(name, dirs));
+      const definition = await withTimeout(importPlugin(name, findPluginEntry(name, dirs)), options.setupTimeoutMs ?? 10_000, clock, 'loading did not finish');
       const settings = parsePluginSettings(name, definition, entry.settings);
       const context = createPluginContext({
         name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, say,
@@ -133,7 +144,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   }
 
   const onEvent = (transport: ChatTransport, event: ChatTransportEvent): void => {
-    if (stopped) return;
+    if (stopped !== null) return;
     if (event.type === 'userstate') {
       queues.get(transport)!.setBotState(event.channel, event.tags);
       return;
@@ -146,9 +157,33 @@ export async function createHost(options: HostOptions): Promise<Host> {
     // joined has no say over this account's overlay, so there they count as viewers.
     const user = channel === ownChannel || chatter.role === 'everyone' ? chatter : { ...chatter, role: 'everyone' as const };
     const messageId = typeof event.tags.id === 'string' ? event.tags.id : null;
-    router.route({ channel, text: event.text, user, messageId }, (text) => queues.get(transport)!.enqueue(channel, text))
-      .catch((error: unknown) => logger.error({ err: error, channel }, 'routing a chat message failed'));
+    const routed = router.route({ channel, text: event.text, user, messageId }, (text) => queues.get(transport)!.enqueue(channel, text))
+      .catch((error: unknown) => logger.error({ err: error, channel }, 'routing a chat message failed'))
+      .finally(() => running.delete(routed));
+    running.add(routed);
   };
+  /** Waits for `work`, at most stopTimeoutMs; says so in the log when it gave up. */
+  const awaitWithin = async (work: Promise<unknown>, what: string, context: Record<string, unknown> = {}): Promise<void> => {
+    try {
+      await withTimeout(work, stopTimeoutMs, clock, 'did not finish');
+    } catch (error) {
+      logger.error({ err: error, ...context }, `stopping: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  const stopHost = async (): Promise<void> => {
+    for (const unsubscribe of unsubscribes) unsubscribe();
+    // Commands already running finish first, while chat is still connected for their replies.
+    if (running.size > 0) {
+      logger.info({ commands: running.size }, 'stopping: letting the commands under way finish');
+      await awaitWithin(Promise.all(running), `the commands under way (${running.size})`);
+    }
+    for (const queue of queues.values()) queue.stop();
+    for (const { plugin, teardown } of teardowns.reverse()) {
+      await awaitWithin(Promise.resolve().then(teardown), `plugin ${plugin}'s teardown`, { plugin });
+    }
+  };
+
   const unsubscribes = transports.map((transport) => transport.subscribe((event) => {
     try {
       onEvent(transport, event);
@@ -182,18 +217,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
     say,
 
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      for (const unsubscribe of unsubscribes) unsubscribe();
-      for (const queue of queues.values()) queue.stop();
-      for (const { plugin, teardown } of teardowns.reverse()) {
-        try {
-          await teardown();
-        } catch (error) {
-          logger.error({ err: error, plugin }, 'plugin teardown failed');
-        }
-      }
+    stop() {
+      stopped ??= stopHost();
+      return stopped;
     },
   };
 }

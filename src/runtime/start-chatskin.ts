@@ -92,6 +92,9 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
       logger, service, gateway, account, app,
       stdin: options.stdin, stdout: options.stdout ?? process.stdout,
     });
+    // Cleanups run last first: the host stops routing and lets running commands finish (their
+    // replies still reach chat) before chat disconnects, then sockets and the database close.
+    cleanups.push(() => transports.stop());
     const host = await createHost({ config, logger, overlayClient, chatTransports: transports.list, clock: options.clock });
     cleanups.push(() => host.stop());
 
@@ -100,7 +103,6 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     const port = typeof address === 'object' && address ? address.port : config.http.port;
     // Chat is taken last, once every consumer of it is listening; it is stopped first.
     await transports.start();
-    cleanups.push(() => transports.stop());
     // After chat and plugins: its first catch-up may already fulfil redemptions and reply in chat.
     const redemptions = await startTwitchRedemptions({ config, host, ledger: bindLedger(service, account.id), logger });
     cleanups.push(() => redemptions.stop());

@@ -19,6 +19,7 @@ export interface TestHostOptions {
   limits?: ChatRateLimits | null;
   overlayClient?: OverlayStyleClient;
   setupTimeoutMs?: number;
+  stopTimeoutMs?: number;
   clock?: ManualClock;
 }
 
@@ -44,6 +45,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     clock,
     builtInPluginDir: options.builtInPluginDir ?? '/nonexistent-built-in-plugins',
     ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
+    ...(options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.stopTimeoutMs }),
   });
   return { host, chat, clock, logs: entries, said: () => chat.sent.map((line) => line.text) };
 }

@@ -1,0 +1,120 @@
+// A graceful stop of the host: no new chat is routed, commands already running finish (and their
+// replies go out) before the reply queues close, and neither a command nor a teardown that never
+// ends can hold the stop for longer than its bound.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPluginFolders } from './plugin-folders.ts';
+import type { PluginFolders } from './plugin-folders.ts';
+import { startTestHost } from './host-fixture.ts';
+import type { TestHost } from './host-fixture.ts';
+import { viewerTags } from './irc-tags.ts';
+import { ManualClock, settle } from './manual-clock.ts';
+
+/** Gates the test opens; the plugins below wait on them. */
+interface Gates {
+  slow?: Promise<void>;
+  teardown?: Promise<void>;
+}
+const gates = globalThis as typeof globalThis & { chatskinStopGates?: Gates };
+
+const WORK = `import { definePlugin } from SDK;
+const gates = () => globalThis.chatskinStopGates ?? {};
+export default definePlugin({
+  name: 'work',
+  setup(ctx) {
+    ctx.command({ name: 'slow', run: async (call) => { await gates().slow; await call.reply('slow work done'); } });
+    ctx.command({ name: 'forever', run: () => new Promise(() => {}) });
+    return async () => { await gates().teardown; ctx.logger.info('work torn down'); };
+  },
+});`;
+const TIDY = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'tidy',
+  setup(ctx) {
+    return () => { ctx.logger.info('tidy torn down'); };
+  },
+});`;
+const NEVER_LOADS = `import { definePlugin } from SDK;
+await new Promise(() => {});
+export default definePlugin({ name: 'never-loads', setup() {} });`;
+
+let folders: PluginFolders;
+beforeAll(() => {
+  folders = createPluginFolders();
+  folders.add('tidy', TIDY);
+  folders.add('work', WORK);
+  folders.add('never-loads', NEVER_LOADS);
+});
+afterAll(() => {
+  folders.remove();
+  delete gates.chatskinStopGates;
+});
+
+function opened(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => { open = resolve; });
+  return { promise, open };
+}
+
+// tidy first, so its teardown runs last (teardowns run in reverse order).
+const start = (clock = new ManualClock()): Promise<TestHost> =>
+  startTestHost({ config: { pluginDirs: [folders.dir], plugins: { tidy: {}, work: {} } }, clock, stopTimeoutMs: 5_000 });
+
+describe('host stop', () => {
+  it('lets a command under way finish and send its reply before the queues close', async () => {
+    const slow = opened();
+    gates.chatskinStopGates = { slow: slow.promise };
+    const test = await start();
+    test.chat.message('#streamer', '!slow', viewerTags('ann'));
+    await settle();
+    let stopped = false;
+    const stopping = test.host.stop().then(() => { stopped = true; });
+    await settle();
+    expect(stopped).toBe(false);
+    // Chat that comes in while stopping is not routed.
+    test.chat.message('#streamer', '!slow', viewerTags('bob'));
+    slow.open();
+    await stopping;
+    expect(test.said()).toEqual(['@Ann slow work done']);
+  });
+
+  it('gives up on a command that never ends after stopTimeoutMs, says so, and still tears down', async () => {
+    gates.chatskinStopGates = {};
+    const clock = new ManualClock();
+    const test = await start(clock);
+    test.chat.message('#streamer', '!forever', viewerTags('ann'));
+    await settle();
+    let stopped = false;
+    const stopping = test.host.stop().then(() => { stopped = true; });
+    await clock.advance(4_999);
+    expect(stopped).toBe(false);
+    await clock.advance(1);
+    await stopping;
+    expect(test.logs.find((entry) => /commands under way.*did not finish/.test(String(entry.msg)))?.msg)
+      .toBe('stopping: the commands under way (1): did not finish within 5000 ms');
+    expect(test.logs.map((entry) => entry.msg)).toEqual(expect.arrayContaining(['work torn down', 'tidy torn down']));
+  });
+
+  it("bounds a teardown that never ends, and the next plugin's teardown still runs", async () => {
+    gates.chatskinStopGates = { teardown: new Promise(() => {}) };
+    const clock = new ManualClock();
+    const test = await start(clock);
+    const stopping = test.host.stop();
+    await clock.advance(5_000);
+    await stopping;
+    expect(test.logs.find((entry) => entry.plugin === 'work' && /teardown/.test(String(entry.msg)))?.msg)
+      .toBe("stopping: plugin work's teardown: did not finish within 5000 ms");
+    expect(test.logs.map((entry) => entry.msg)).toContain('tidy torn down');
+    expect(test.logs.map((entry) => entry.msg)).not.toContain('work torn down');
+  });
+
+  it('fails a plugin whose module never finishes loading, and starts the others', async () => {
+    const clock = new ManualClock();
+    const starting = startTestHost({ config: { pluginDirs: [folders.dir], plugins: { 'never-loads': {}, tidy: {} } }, clock, setupTimeoutMs: 10_000 });
+    await clock.advance(10_000);
+    const test = await starting;
+    expect(test.host.plugins).toEqual([
+      expect.objectContaining({ name: 'never-loads', state: 'failed', error: 'loading did not finish within 10000 ms' }),
+      expect.objectContaining({ name: 'tidy', state: 'running' }),
+    ]);
+  });
+});

@@ -1,0 +1,95 @@
+// A graceful stop of the whole process (close(), what SIGINT/SIGTERM run): a command under way
+// finishes, its write is stored and its reply printed before chat, the sockets and the database
+// close; the overlay's socket is told the server is going away; the database is closed after.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/index.ts';
+import { openService } from '../../src/runtime/open-service.ts';
+import { startChatskin } from '../../src/runtime/start-chatskin.ts';
+import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
+import { createPluginFolders } from '../host/plugin-folders.ts';
+import { overlaySocket } from './overlay-socket.ts';
+import { twitchHostConfig } from './twitch-host-config.ts';
+
+// Restyles after a pause, so a stop comes while it is under way.
+const SLOWPOKE = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'slowpoke',
+  setup(ctx) {
+    ctx.command({
+      name: 'slowpoke',
+      role: 'moderator',
+      async run(call) {
+        globalThis.chatskinSlowpokeStarted = (globalThis.chatskinSlowpokeStarted ?? 0) + 1;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await ctx.overlay.updateTemplate({ scope: 'independent', values: { 'bubble.width': 333 } });
+        await call.reply('slow restyle done');
+      },
+    });
+  },
+});`;
+
+const folders = createPluginFolders();
+folders.add('slowpoke', SLOWPOKE);
+afterAll(() => folders.remove());
+
+const flags = globalThis as typeof globalThis & { chatskinSlowpokeStarted?: number };
+
+describe('chatskin close() while a command is under way', () => {
+  it('finishes the command, stores its write and prints its reply, then closes sockets and the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatskin-stop-'));
+    const config = parseConfig({
+      http: { host: '127.0.0.1', port: 0 },
+      store: { path: join(dir, 'db.sqlite') },
+      channel: { login: 'streamer' },
+      pluginDirs: [folders.dir],
+      plugins: { slowpoke: {} },
+      log: { level: 'silent' },
+    });
+    const stdin = new PassThrough();
+    let printed = '';
+    const running = await startChatskin(config, {
+      logger: pino({ level: 'silent' }), stdin, stdout: { write: (text: string) => { printed += text; } },
+    });
+    const [main] = await running.service.listOverlays(running.account.id);
+    const overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
+    await overlay.waitFor((f) => f.type === 'snapshot');
+    const closed = new Promise<number>((resolve) => overlay.socket.once('close', (code) => resolve(code)));
+
+    const started = flags.chatskinSlowpokeStarted ?? 0;
+    stdin.write('/mod !slowpoke\n');
+    await expect.poll(() => flags.chatskinSlowpokeStarted).toBe(started + 1);
+    await running.close();
+
+    expect(printed).toMatch(/slow restyle done/);
+    expect(await closed).toBe(1001);
+    await expect(running.service.getTemplate(running.account.id)).rejects.toThrow(/closed/);
+    const reopened = await openService(config);
+    try {
+      expect((await reopened.service.getTemplate(running.account.id)).settings_values['bubble.width']).toBe(333);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('sends the reply to Twitch chat before disconnecting from it (real tmi.js against the fake server)', async () => {
+    const irc = await FakeTwitchIrc.start();
+    try {
+      const config = twitchHostConfig(irc, 'chatskin-stop-twitch-', { pluginDirs: [folders.dir], plugins: { slowpoke: {} } });
+      const running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
+      await irc.waitForJoin('alice');
+      const started = flags.chatskinSlowpokeStarted ?? 0;
+      const since = irc.privmsgs.length;
+      irc.sendPrivmsg('#alice', { login: 'modguy', mod: true }, '!slowpoke');
+      await expect.poll(() => flags.chatskinSlowpokeStarted).toBe(started + 1);
+      await running.close();
+      expect(irc.privmsgs.slice(since).filter((m) => m.login === 'chatskinbot').map((m) => m.text)).toEqual(['@modguy slow restyle done']);
+    } finally {
+      await irc.close();
+    }
+  });
+});

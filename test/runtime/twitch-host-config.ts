@@ -7,7 +7,8 @@ import { parseConfig } from '../../src/config/index.ts';
 import type { Config } from '../../src/config/index.ts';
 import type { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
 
-export function twitchHostConfig(irc: FakeTwitchIrc, dirPrefix: string): Config {
+/** `more`: further top-level sections of the config file (`commands`, `plugins`...), as given. */
+export function twitchHostConfig(irc: FakeTwitchIrc, dirPrefix: string, more: Record<string, unknown> = {}): Config {
   const dir = mkdtempSync(join(tmpdir(), dirPrefix));
   return parseConfig({
     http: { host: '127.0.0.1', port: 0 },
@@ -22,5 +23,6 @@ export function twitchHostConfig(irc: FakeTwitchIrc, dirPrefix: string): Config 
       redemptions: { enabled: false },
     },
     log: { level: 'silent' },
+    ...more,
   });
 }

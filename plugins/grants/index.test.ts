@@ -1,9 +1,11 @@
 // The grants plugin in the real host over a memory chat, with the in-process client over the real
-// service on a temp SQLite database seeded with a fixture.
+// service on a temp SQLite database seeded with a fixture; and once with the HTTP client of a
+// remote service (the real bundled API server on a real socket, with a real key).
 import { describe, expect, it } from 'vitest';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import type { ChatTags } from '../../src/host/chat-transport.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
+import { remoteChatAnswers, startRemotePluginWorld } from '../../test/client/remote-plugin-world.ts';
 import { chatAnswers } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
 import { startPluginWorld } from '../../test/host/plugin-world.ts';
@@ -157,5 +159,33 @@ describe('grants plugin: config', () => {
     const { test } = await world(() => ({ skinIds: { classic: 0 } }));
     expect(test.host.plugins[0]).toMatchObject({ state: 'failed' });
     expect(test.host.plugins[0]!.error).toContain('plugins.grants.skinIds.classic');
+  });
+});
+
+describe('grants plugin: remote service (HTTP client, bundled server on a real socket)', () => {
+  it('grants and revokes through the API; the remote service holds the grant, purchases stay, errors are one line', async () => {
+    const w = await startRemotePluginWorld({ fixture: FIXTURE, plugins: { grants: {} } });
+    const ask = (text: string, tags: ChatTags = moderatorTags()) => remoteChatAnswers(w.test, text, tags);
+    const grantsOnRemote = async (login: string) => (await w.harness.service.listViewerSkins(w.accountId, login)).map((skin) => skin.slug);
+
+    expect(await ask('!grant @viewer_one neon')).toEqual(['@Mod_mia granted Neon to viewer_one.']);
+    expect(await grantsOnRemote('viewer_one')).toEqual(['neon']);
+    expect(await ask('!grant viewer_one Neon')).toEqual(['@Mod_mia viewer_one already has Neon.']);
+    expect(await ask('!grant viewer_two neon')).toEqual(['@Mod_mia viewer_two already has Neon.']);
+    expect(await ask('!grant nobody_here neon')).toEqual(['@Mod_mia nobody_here has no account on the overlay service yet.']);
+    expect(await ask('!grant viewer_one retired')).toEqual(['@Mod_mia Retired is not active, so it cannot be granted.']);
+
+    expect(await ask('!revoke @viewer_one neon')).toEqual(['@Mod_mia revoked Neon from viewer_one.']);
+    expect(await grantsOnRemote('viewer_one')).toEqual([]);
+    expect(await ask('!revoke viewer_two neon')).toEqual([
+      '@Mod_mia viewer_two has no grant of "neon" to revoke (a purchase is never revoked).',
+    ]);
+    const viewerTwo = await w.harness.service.findViewer('viewer_two');
+    expect((await w.harness.service.listPickableSkins(w.accountId, viewerTwo!.id)).map((skin) => skin.slug)).toContain('neon');
+
+    // Every call went over the wire: the unlock, the revoke and the lookups.
+    expect(w.requests).toEqual(expect.arrayContaining([
+      'GET /api/v1/skins', 'POST /api/v1/viewers/unlock-skin', 'DELETE /api/v1/viewers/unlock-skin', 'GET /api/v1/viewers/viewer_one/skins',
+    ]));
   });
 });

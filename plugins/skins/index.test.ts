@@ -1,11 +1,11 @@
 // The skins plugin in the real host over a memory chat, with the in-process client over the real
-// service on a temp SQLite database (seeded), and once with the HTTP client of a remote service.
+// service on a temp SQLite database (seeded); and with the HTTP client of a remote service (the
+// real bundled API server on a real socket, with a real key).
 import { describe, expect, it } from 'vitest';
-import { createHttpClient } from '../../src/client/http-client.ts';
 import type { ChatTags } from '../../src/host/chat-transport.ts';
-import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
-import { chatAnswers, startTestHost } from '../../test/host/host-fixture.ts';
+import { chatAnswers } from '../../test/host/host-fixture.ts';
+import { remoteChatAnswers, startRemotePluginWorld } from '../../test/client/remote-plugin-world.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
 import { startPluginWorld } from '../../test/host/plugin-world.ts';
 import { chatTags, moderatorTags } from '../../test/host/irc-tags.ts';
@@ -156,15 +156,103 @@ describe('skins plugin: !skin', () => {
   });
 });
 
-describe('skins plugin: remote service', () => {
-  it('says picking needs the bundled service, sending nothing', async () => {
-    // Nothing listens on port 9: a request that left the client would fail as a network error.
-    const client = createHttpClient({ baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: 'key', maxRetries: 0 });
-    const test = await startTestHost({ builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client, config: { plugins: { skins: {} } } });
-    const line = '@Viewer_One skins in chat need the bundled overlay service; this bot uses a remote one.';
-    expect(await chat(test, '!skins', viewerOne())).toEqual([line]);
-    expect(await chat(test, '!skin neon', viewerOne())).toEqual([line]);
-    await expect(client.pickSkin({ twitchUserId: '1001' }, 'neon')).rejects.toMatchObject({ kind: 'unsupported', status: 0 });
-    await expect(client.listPickableSkins({ twitchUserId: '1001' })).rejects.toMatchObject({ kind: 'unsupported' });
+describe('skins plugin: remote service (HTTP client, bundled server on a real socket)', () => {
+  // What the API can show: GET /skins lists the channel's own skins of the default overlay's
+  // template (here bubbles), GET /viewers/{id}/skins the grants. Night Owl (ticker) and Classic
+  // (global) are free but not in GET /skins; Neon is bought, not granted.
+  const REMOTE_FIXTURE = {
+    accounts: [
+      {
+        login: 'streamer',
+        premium: true,
+        overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }],
+        skins: [
+          { slug: 'neon', name: 'Neon', template: 'bubbles', availability: 'purchase', values: {} },
+          { slug: 'vault', name: 'Vault', template: 'bubbles', availability: 'exclusive', values: {} },
+          { slug: 'sunny', name: 'Sunny', template: 'bubbles', availability: 'free', values: {} },
+          { slug: 'dusk', name: 'Dusk', template: 'bubbles', availability: 'free', active: false, values: {} },
+          { slug: 'fading', name: 'Fading', template: 'bubbles', availability: 'purchase', values: {} },
+          { slug: 'night-owl', name: 'Night Owl', template: 'ticker', availability: 'free', values: {} },
+          { slug: 'tape', name: 'Tape', template: 'ticker', availability: 'purchase', values: {} },
+        ],
+      },
+    ],
+    global_skins: [{ slug: 'classic', name: 'Classic', template: 'bubbles', availability: 'free', values: {} }],
+    viewers: [
+      { twitch_user_id: '1001', twitch_username: 'viewer_one', display_name: 'Viewer_One' },
+      { twitch_user_id: '1002', twitch_username: 'viewer_two' },
+    ],
+    purchases: [{ account: 'streamer', viewer: 'viewer_one', skin: 'neon' }],
+    grants: [
+      { account: 'streamer', viewer: 'viewer_one', skin: 'vault' },
+      { account: 'streamer', viewer: 'viewer_one', skin: 'tape' },
+      { account: 'streamer', viewer: 'viewer_one', skin: 'sunny' },
+      { account: 'streamer', viewer: 'viewer_one', skin: 'fading' },
+    ],
+  };
+
+  const remoteWorld = () => startRemotePluginWorld({ fixture: REMOTE_FIXTURE, plugins: { skins: {}, grants: {} } });
+  const ask = remoteChatAnswers;
+  const PICK_REFUSAL = 'picking a skin in chat needs the bundled overlay service; this bot uses a remote one, whose API cannot pick skins or show your pick.';
+
+  it('!skins lists the viewer\'s grants and the free skins GET /skins shows; no pick, no sign-in', async () => {
+    const w = await remoteWorld();
+    // Fading was granted, then retired: GET /skins says it is inactive, so it is left out. Sunny is
+    // free (listed once, as free); Tape is of another template, so it stays listed.
+    await w.harness.service.updateSkinDetails(w.ids.accounts.streamer!.skins.fading!, { isActive: false });
+    const before = w.requests.length;
+    expect(await ask(w.test, '!skins', viewerOne())).toEqual([
+      '@Viewer_One skins granted to you: Vault, Tape. Free for everyone: Sunny.',
+    ]);
+    expect(w.requests.slice(before).sort()).toEqual(['GET /api/v1/skins', 'GET /api/v1/viewers/1001/skins']);
+  });
+
+  it('a viewer the remote service does not know has no grants; they are not signed in there', async () => {
+    const w = await remoteWorld();
+    expect(await ask(w.test, '!myskins', newcomer())).toEqual(['@Newbie skins granted to you: none yet. Free for everyone: Sunny.']);
+    expect(await w.harness.service.findViewer('2002')).toBeNull();
+  });
+
+  it('a grant made with !grant through the same remote API shows in !skins', async () => {
+    const w = await remoteWorld();
+    const two = chatTags('viewer_two', { 'user-id': '1002' });
+    expect(await ask(w.test, '!skins', two)).toEqual(['@Viewer_two skins granted to you: none yet. Free for everyone: Sunny.']);
+    expect(await ask(w.test, '!grant @viewer_two neon', moderatorTags())).toEqual(['@Mod_mia granted Neon to viewer_two.']);
+    await w.test.clock.advance(30_000);
+    expect(await ask(w.test, '!skins', two)).toEqual(['@Viewer_two skins granted to you: Neon. Free for everyone: Sunny.']);
+  });
+
+  it('with nothing granted and nothing free, one short line', async () => {
+    const w = await remoteWorld();
+    await w.harness.service.updateSkinDetails(w.ids.accounts.streamer!.skins.sunny!, { isActive: false });
+    expect(await ask(w.test, '!skins', newcomer())).toEqual(['@Newbie no skins are granted to you yet.']);
+  });
+
+  it('!skin <name>, !skin none and !skin refuse in one line, sending nothing', async () => {
+    const w = await remoteWorld();
+    const before = w.requests.length;
+    expect(await ask(w.test, '!skin vault', viewerOne())).toEqual([`@Viewer_One ${PICK_REFUSAL} !skins lists yours.`]);
+    await w.test.clock.advance(10_000);
+    expect(await ask(w.test, '!pickskin none', viewerOne())).toEqual([`@Viewer_One ${PICK_REFUSAL} !skins lists yours.`]);
+    await w.test.clock.advance(10_000);
+    expect(await ask(w.test, '!skin', viewerOne())).toEqual([`@Viewer_One ${PICK_REFUSAL} !skins lists yours.`]);
+    expect(w.requests.slice(before)).toEqual([]);
+    expect(await w.harness.service.getViewerSkinForRoles(w.accountId, '1001', [])).toBeNull();
+    await expect(w.client.pickSkin({ twitchUserId: '1001' }, 'vault')).rejects.toMatchObject({ kind: 'unsupported', status: 0 });
+  });
+
+  it('a chat line without a Twitch user id is refused before anything is sent', async () => {
+    const w = await remoteWorld();
+    const before = w.requests.length;
+    expect(await ask(w.test, '!skins', chatTags('local_lou', { 'user-id': '' }))).toEqual([
+      '@Local_lou skins need a Twitch account, and this chat has no Twitch user ids.',
+    ]);
+    expect(w.requests.slice(before)).toEqual([]);
+  });
+
+  it('a remote service that refuses the key is one line, not a crash', async () => {
+    const w = await remoteWorld();
+    await w.harness.service.revokeKey('streamer');
+    expect(await ask(w.test, '!skins', viewerOne())).toEqual(['@Viewer_One the overlay service does not accept the bot\'s API key.']);
   });
 });

@@ -1,11 +1,19 @@
 // The skins plugin (viewers choose the skin their chat messages render with):
 //   !skins           the skins I may pick: mine (granted or bought) and the free ones
 //   !skin <name>     pick one (by name, slug or id);  !skin none  back to none;  !skin  my current one
-// The viewer is signed in to the service (created, or their login refreshed) on every use.
-// Picking has no endpoint in the spec, so it needs the bundled service; with a remote one both
-// commands say so. docs/commands.md has the replies.
+// A viewer is known by their Twitch user id. The Twitch chat gives the real one; the local chat
+// gives each chatter a made-up, stable one ("9" and 15 digits from the login), so skins work
+// there too. A line without a user id at all gets a one-line refusal.
+// With the bundled service the viewer is signed in (created, or their login refreshed) on every
+// use. A remote service has no endpoint for signing in, listing what a viewer may pick, or
+// picking (the client's registerViewer throws kind `unsupported`, sending nothing), so there:
+// - !skins lists what the API shows: the skins granted to the viewer (GET /viewers/{id}/skins,
+//   by user id) and the channel's free active skins for the default overlay's template
+//   (GET /skins); not purchases, global free skins or the current pick, which it cannot see;
+// - !skin refuses in one line.
+// docs/commands.md has the replies.
 import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, typedPrefix, z } from '../../src/sdk.ts';
-import type { ChatUser, CommandInvocation, PickableSkin } from '../../src/sdk.ts';
+import type { ChatUser, CommandInvocation, PickableSkin, ViewerSkinRef } from '../../src/sdk.ts';
 
 const SKINS_NAMES = ['skins', 'myskins'];
 const SKIN_NAMES = ['skin', 'pickskin'];
@@ -13,8 +21,10 @@ const SKIN_NAMES = ['skin', 'pickskin'];
 const LISTED = 15;
 const TWITCH_USER_ID = /^[0-9]{1,32}$/;
 const NONE_WORDS = new Set(['none', 'off']);
+/** Why !skin cannot work against a remote service. */
+const REMOTE_PICK = 'picking a skin in chat needs the bundled overlay service; this bot uses a remote one, whose API cannot pick skins or show your pick.';
 
-function names(skins: readonly PickableSkin[]): string {
+function names(skins: readonly { name: string }[]): string {
   const shown = skins.slice(0, LISTED).map((skin) => skin.name);
   return skins.length > LISTED ? `${shown.join(', ')} +${skins.length - LISTED} more` : shown.join(', ');
 }
@@ -32,11 +42,43 @@ export default definePlugin({
   config: z.strictObject({}),
 
   setup(ctx) {
-    /** Signs the chatter in; a chat without Twitch user ids (the local chat) cannot have skins. */
-    async function signIn(user: ChatUser): Promise<{ twitchUserId: string }> {
+    /**
+     * Signs the chatter in on the bundled service and gives their Twitch user id; `remote` when the
+     * service is a remote one, which has no sign-in (nothing is sent then).
+     */
+    async function signIn(user: ChatUser): Promise<{ twitchUserId: string; remote: boolean }> {
       if (!TWITCH_USER_ID.test(user.id)) throw new ChatRefusal('skins need a Twitch account, and this chat has no Twitch user ids.');
-      await ctx.overlay.registerViewer({ twitchUserId: user.id, login: user.login, displayName: user.displayName });
-      return { twitchUserId: user.id };
+      try {
+        await ctx.overlay.registerViewer({ twitchUserId: user.id, login: user.login, displayName: user.displayName });
+      } catch (error) {
+        if (isOverlayStyleError(error) && error.kind === 'unsupported') return { twitchUserId: user.id, remote: true };
+        throw error;
+      }
+      return { twitchUserId: user.id, remote: false };
+    }
+
+    /** The skins granted to the viewer through the API; none when the remote service does not know them. */
+    async function grantedTo(twitchUserId: string): Promise<ViewerSkinRef[]> {
+      try {
+        return await ctx.overlay.listViewerSkins(twitchUserId);
+      } catch (error) {
+        if (isOverlayStyleError(error, 404)) return [];
+        throw error;
+      }
+    }
+
+    /** !skins against a remote service: what its API can show (see the header). */
+    async function remoteListing(twitchUserId: string): Promise<string> {
+      const [granted, channel] = await Promise.all([grantedTo(twitchUserId), ctx.overlay.listSkins()]);
+      const free = channel.filter((skin) => skin.is_active && skin.availability === 'free');
+      // GET /skins knows whether the channel's own skins are active; others' stay listed.
+      const unlisted = new Set(channel.filter((skin) => !skin.is_active || skin.availability === 'free').map((skin) => skin.id));
+      const own = granted.filter((skin) => !unlisted.has(skin.id));
+      if (own.length === 0 && free.length === 0) return 'no skins are granted to you yet.';
+      return [
+        `skins granted to you: ${own.length === 0 ? 'none yet' : names(own)}.`,
+        ...(free.length === 0 ? [] : [`Free for everyone: ${names(free)}.`]),
+      ].join(' ');
     }
 
     const answering = (call: CommandInvocation, work: () => Promise<string>) => answerInChat(call, work, {
@@ -51,6 +93,7 @@ export default definePlugin({
       cooldown: { global: 3, user: 30 },
       run: (call) => answering(call, async () => {
         const viewer = await signIn(call.user);
+        if (viewer.remote) return remoteListing(viewer.twitchUserId);
         const skins = await ctx.overlay.listPickableSkins(viewer);
         const prefix = typedPrefix(call, SKINS_NAMES);
         const own = skins.filter((skin) => skin.availability !== 'free');
@@ -75,6 +118,7 @@ export default definePlugin({
       run: (call) => answering(call, async () => {
         const viewer = await signIn(call.user);
         const listing = `${typedPrefix(call, SKIN_NAMES)}skins lists yours.`;
+        if (viewer.remote) throw new ChatRefusal(`${REMOTE_PICK} ${listing}`);
         const typed = call.args.name?.trim();
         if (typed === undefined) {
           const picked = (await ctx.overlay.listPickableSkins(viewer)).find((skin) => skin.picked);

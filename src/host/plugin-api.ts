@@ -51,7 +51,10 @@ export interface CommandCooldown {
 }
 
 export interface ChatUser {
-  /** Twitch user id (the local chat uses the login). */
+  /**
+   * Twitch user id. The local chat's are made up: numeric and stable per login, or `local:<login>`
+   * while Twitch chat runs too (docs/chat.md).
+   */
   id: string;
   login: string;
   displayName: string;

@@ -44,6 +44,8 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
       stdin: config.localChat.stdin ? (deps.stdin === undefined ? process.stdin : deps.stdin) : null,
       output: deps.stdout,
       broadcasterUserId: deps.account.twitchUserId,
+      // Beside a real Twitch chat, made-up local viewers must not take real viewers' logins.
+      viewerIds: twitch === null,
       logger,
     })
     : null;

@@ -52,6 +52,13 @@ export interface LocalTagsContext {
   roomId: string;
   /** User id of the broadcaster (equal to roomId). */
   broadcasterUserId: string;
+  /**
+   * Whether other chatters get Twitch-like numeric ids (localUserIdOf), so they can be viewers
+   * in the store. Off while a real Twitch chat runs beside the local one: there a made-up viewer
+   * could take a real viewer's login, so chatters get `local:<login>`, which no plugin takes for
+   * a Twitch account.
+   */
+  viewerIds: boolean;
 }
 
 /** Tags for one message from `chatter`; `id` is new each time. */
@@ -77,7 +84,7 @@ export function localChatTags(chatter: LocalChatter, context: LocalTagsContext, 
     subscriber,
     'tmi-sent-ts': String(now),
     turbo: false,
-    'user-id': chatter.role === 'broadcaster' ? context.broadcasterUserId : localUserIdOf(login),
+    'user-id': chatter.role === 'broadcaster' ? context.broadcasterUserId : context.viewerIds ? localUserIdOf(login) : `local:${login}`,
     'user-type': chatter.role === 'moderator' ? 'mod' : '',
     username: login,
     'message-type': 'chat',

@@ -29,6 +29,11 @@ export interface LocalChatOptions {
   botLogin?: string;
   /** The broadcaster's Twitch user id when the channel has one; default a local id. */
   broadcasterUserId?: string | null;
+  /**
+   * Whether chatters get Twitch-like ids and so may be signed in as viewers (LocalTagsContext).
+   * Default true; false while Twitch chat runs too.
+   */
+  viewerIds?: boolean;
   logger?: Logger;
 }
 
@@ -83,7 +88,7 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     if (!LOCAL_LOGIN.test(login)) throw new TypeError(`local chat: ${what} "${login}" is not a Twitch login (1 to 25 letters, digits or _)`);
   }
   const broadcasterUserId = options.broadcasterUserId ?? localUserIdOf(channel);
-  const tagsContext = { roomId: broadcasterUserId, broadcasterUserId };
+  const tagsContext = { roomId: broadcasterUserId, broadcasterUserId, viewerIds: options.viewerIds ?? true };
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ transport: 'local' });
   const listeners = createChatListeners(logger);
   const output = options.output ?? null;

@@ -2,6 +2,9 @@
 // transport's limits, with over-long replies split. Twitch counts every PRIVMSG against a
 // per-account bucket of 100 per 30 s, and those to channels where the bot is neither moderator
 // nor broadcaster also against a bucket of 20 per 30 s; the bot's status comes from USERSTATE.
+// A line counts from when the transport has sent it, not from when the queue handed it over: a
+// line held back (the channel being rejoined after a drop) would otherwise leave with the next one
+// right behind it.
 // Nothing is dropped silently: a reply that cannot be queued is refused (or coalesced with an
 // identical waiting one) with a logged reason, and its promise says so.
 import type { Logger } from 'pino';
@@ -39,6 +42,14 @@ export interface ReplyQueue {
 /** Makes a repeat differ from the last message, which Twitch would otherwise drop unseen. */
 const DUPLICATE_SUFFIX = ' \u{E0000}';
 
+/** `text` made to differ from itself with the suffix; a line too long for it is shortened to make room. */
+function withDuplicateSuffix(text: string, maxLength: number): string {
+  const room = maxLength - DUPLICATE_SUFFIX.length;
+  // splitMessage's first part: cut at a space, or else between graphemes, never mid-character.
+  const kept = text.length <= room ? text : splitMessage(text, Math.max(2, room))[0]!;
+  return kept + DUPLICATE_SUFFIX;
+}
+
 interface Ticket {
   line: string;
   parts: number;
@@ -68,6 +79,9 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
   const channels = new Map<string, ChannelState>();
   let timer: ScheduledTimer | null = null;
   let stopped = false;
+  // Lines handed to the transport and not yet sent: they will count once they are.
+  let inFlight = 0;
+  let inFlightUser = 0;
 
   const stateOf = (channel: string): ChannelState => {
     let state = channels.get(channel);
@@ -84,26 +98,41 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
     ticket.resolve(outcome);
   };
 
+  /** When one more line fits in `window` under `limit`, with the lines in flight counted too (Infinity: once one is sent). */
+  const freeAt = (window: SlidingWindow, now: number, limit: number, pending: number): number =>
+    limit - pending <= 0 ? Infinity : window.nextFreeAt(now, limit - pending);
+
   /** When this channel may send next (now or later). */
   const readyAt = (state: ChannelState, now: number): number => {
     if (!limits) return now;
-    let at = allMessages.nextFreeAt(now, limits.moderatorMessages);
+    let at = freeAt(allMessages, now, limits.moderatorMessages, inFlight);
     if (!state.moderator) {
-      at = Math.max(at, userMessages.nextFreeAt(now, limits.userMessages), state.lastSentAt + limits.minIntervalMs);
+      at = Math.max(at, freeAt(userMessages, now, limits.userMessages, inFlightUser), state.lastSentAt + limits.minIntervalMs);
     }
     return at;
+  };
+
+  /** The transport is done with a line handed over while `moderator` held. */
+  const recordSent = (state: ChannelState, moderator: boolean): void => {
+    const at = clock.now();
+    inFlight -= 1;
+    allMessages.record(at);
+    if (!moderator) {
+      inFlightUser -= 1;
+      userMessages.record(at);
+    }
+    state.lastSentAt = at;
   };
 
   const send = (state: ChannelState, now: number): void => {
     const item = state.waiting.shift()!;
     let text = item.text;
-    if (limits && !state.moderator && text === state.lastText && now - state.lastSentAt < limits.duplicateWindowMs
-      && text.length + DUPLICATE_SUFFIX.length <= maxLength) {
-      text += DUPLICATE_SUFFIX;
+    if (limits && !state.moderator && text === state.lastText && now - state.lastSentAt < limits.duplicateWindowMs) {
+      text = withDuplicateSuffix(text, maxLength);
     }
-    allMessages.record(now);
-    if (!state.moderator) userMessages.record(now);
-    state.lastSentAt = now;
+    const moderator = state.moderator;
+    inFlight += 1;
+    if (!moderator) inFlightUser += 1;
     state.lastText = text;
     state.sending = true;
     // A transport that throws instead of rejecting is handled the same way.
@@ -123,6 +152,8 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
         settle(item.ticket, { status: 'failed', reason });
       },
     ).finally(() => {
+      // A failed line counts too: it may have reached the wire before the transport failed.
+      recordSent(state, moderator);
       state.sending = false;
       pump();
     });

@@ -257,6 +257,17 @@ describe('FakeTwitchIrc with the real tmi.js client', () => {
     await expect.poll(() => irc.sent.slice(pongs).some((l) => l.message.command === 'PONG')).toBe(true);
   });
 
+  it('parts the bot from a channel, which tmi.js reports as its own PART', async () => {
+    const client = botClient(irc);
+    await client.connect();
+    await irc.waitForJoin('somechannel');
+    const parted = nextEvent<[string, string, boolean]>(client, 'part');
+    irc.partChannel('somechannel', 'chatskinbot');
+    expect(await parted).toEqual(['#somechannel', 'chatskinbot', true]);
+    expect(client.getChannels()).toEqual([]);
+    expect(irc.connections[0]?.channels).toEqual([]);
+  });
+
   it('floods a channel and tmi.js receives every message in order', async () => {
     const client = botClient(irc);
     await client.connect();
@@ -323,6 +334,20 @@ describe('FakeTwitchIrc protocol details', () => {
     raw.ws.send('PASS oauth:goodtoken\r\nNICK chatskinbot\r\nPRIVMSG #elsewhere :hello?');
     const said = await irc.waitForPrivmsg();
     expect([said.channel, said.text, said.joined]).toEqual(['#elsewhere', 'hello?', false]);
+    raw.ws.close();
+  });
+
+  it('when silent, records what a client sends but answers nothing, and answers again when not', async () => {
+    irc.silent = true;
+    const raw = await rawClient(irc);
+    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK chatskinbot\r\nPING :first');
+    await expect.poll(() => irc.sent.map((line) => line.message.command)).toEqual(['CAP', 'PASS', 'NICK', 'PING']);
+    expect(irc.connections).toEqual([{ id: 1, login: null, loggedIn: false, caps: [], channels: [] }]);
+    irc.silent = false;
+    raw.ws.send('PING :second');
+    // Answers on one socket arrive in order: anything said to the first lines would come first.
+    expect(await raw.next((line) => line.includes('PONG'))).toBe(':tmi.twitch.tv PONG tmi.twitch.tv :second');
+    expect(raw.lines).toEqual([':tmi.twitch.tv PONG tmi.twitch.tv :second']);
     raw.ws.close();
   });
 

@@ -33,6 +33,9 @@
  * - PING from the client: bare `PING` -> `PONG :tmi.twitch.tv` (the unprefixed form
  *   tmi.js 1.8 needs to see its latency pong), `PING :x` -> `:tmi.twitch.tv PONG tmi.twitch.tv :x`.
  *   Server PING (`PING :tmi.twitch.tv`) via `pingClients()` or `pingIntervalMs`.
+ * - Server PART (`partChannel`): Twitch taking a client out of a channel.
+ * - `silent`: accepts WebSocket connections and records their lines but answers none, as a
+ *   hung server would (no 001, no GLOBALUSERSTATE, no PONG). Switchable at any time.
  * - PRIVMSG from a client: recorded with the time received (`privmsgs`); not echoed
  *   to the sender (Twitch answers with USERSTATE for that channel); relayed with
  *   tags to the other connections in the channel.
@@ -58,6 +61,8 @@
  *   .sendUserNotice(channel, user, { msgId, systemMsg, params?, text? })
  *   .sendNotice(channel | '*', msgId, text)
  *   .sendReconnect() / .pingClients() / .dropAllConnections() / .sendRaw(line, channel?)
+ *   .partChannel(channel, login?)  the server parts clients (of `login`, if given) from a channel
+ *   .silent = true | false          stop / start answering clients' lines
  *   .floodPrivmsg(channel, count, build?, options?) -> Promise<FloodResult>
  *   .userIdOf(login) / .roomIdOf(channel)
  *   .close()
@@ -88,6 +93,8 @@ export interface FakeTwitchIrcOptions {
   emoteSets?: string;
   /** Server PING every this many ms; 0 (default) never. */
   pingIntervalMs?: number;
+  /** Start silent (see `silent`). Default false. */
+  silent?: boolean;
 }
 
 /** A chat user as a test describes it; turned into Twitch's tags. */
@@ -256,6 +263,8 @@ export class FakeTwitchIrc {
   readonly sent: ClientLine[] = [];
   readonly privmsgs: ClientPrivmsg[] = [];
   readonly joins: JoinRecord[] = [];
+  /** While true, clients' lines are recorded in `sent` but not answered or acted on. */
+  silent: boolean;
 
   readonly #server: WebSocketServer;
   readonly #options: FakeTwitchIrcOptions;
@@ -268,6 +277,7 @@ export class FakeTwitchIrc {
   private constructor(server: WebSocketServer, options: FakeTwitchIrcOptions) {
     this.#server = server;
     this.#options = options;
+    this.silent = options.silent ?? false;
     server.on('connection', (ws) => this.#accept(ws));
     if (options.pingIntervalMs) {
       this.#pingTimer = setInterval(() => this.pingClients(), options.pingIntervalMs);
@@ -505,6 +515,15 @@ export class FakeTwitchIrc {
     for (const connection of targets) this.#write(connection, [line]);
   }
 
+  /** Twitch takes clients (of `login`, if given) out of a channel: each gets its own PART. */
+  partChannel(channel: string, login?: string): void {
+    const name = normalizeChannel(channel);
+    const wanted = login?.toLowerCase();
+    for (const connection of this.#members(name)) {
+      if (wanted === undefined || connection.login === wanted) this.#part(connection, name);
+    }
+  }
+
   /** Kills every socket without a close frame (as a network failure would). */
   dropAllConnections(): void {
     for (const connection of this.#connections.values()) connection.ws.terminate();
@@ -597,6 +616,10 @@ export class FakeTwitchIrc {
     const message = parseIrcLine(raw);
     if (message === null) return;
     this.sent.push({ connectionId: connection.id, login: connection.login, raw, message, at: Date.now() });
+    if (this.silent) {
+      this.#waiters.check();
+      return;
+    }
     switch (message.command) {
       case 'CAP':
         this.#handleCap(connection, message);

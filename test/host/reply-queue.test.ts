@@ -94,6 +94,60 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     expect(streamerSent).toBe(15);
   });
 
+  it('spaces lines 1 s apart from when the transport sent them, so a line held back is not followed at once', async () => {
+    const { queue, clock, transport, sentAt } = setup();
+    // The first line waits in the transport (as one does for its channel to be rejoined).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const say = transport.say;
+    transport.say = async (channel, text) => {
+      if (text === 'held') await held;
+      await say(channel, text);
+    };
+    void queue.enqueue('streamer', 'held');
+    void queue.enqueue('streamer', 'next');
+    await clock.advance(5_000);
+    expect(sentAt).toEqual([]);
+    release();
+    await clock.advance(999);
+    expect(sentAt).toEqual([5_000]);
+    await clock.advance(1);
+    expect(sentAt).toEqual([5_000, 6_000]);
+  });
+
+  it('counts a line in flight as taking a place in the 30 s window, and a held line from when it was sent', async () => {
+    const { queue, clock, transport, sentAt } = setup();
+    queue.setBotState('streamer', botUserstate(true));
+    queue.setBotState('other', botUserstate(true));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const say = transport.say;
+    transport.say = async (channel, text) => {
+      if (text === 'held') await held;
+      await say(channel, text);
+    };
+    void queue.enqueue('streamer', 'held');
+    for (let index = 0; index < 200; index++) void queue.enqueue('other', `o${index}`);
+    await clock.advance(0);
+    // 100 per 30 s in all: the held line keeps one place.
+    expect(sentAt).toHaveLength(99);
+    await clock.advance(20_000);
+    release();
+    await clock.advance(0);
+    expect(sentAt.at(-1)).toBe(20_000);
+    await clock.advance(10_000);
+    // The 99 lines of 0 s have left the window; the held line, sent at 20 s, has not.
+    expect(sentAt.filter((at) => at === 30_000)).toHaveLength(99);
+    await clock.advance(19_999);
+    expect(sentAt).toHaveLength(99 + 1 + 99);
+    await clock.advance(1);
+    expect(sentAt.slice(99 + 1 + 99)).toEqual([50_000]);
+  });
+
   it('a transport without limits (local chat) sends at once', async () => {
     const { queue, clock, sentAt } = setup({ limits: null });
     for (let index = 0; index < 150; index++) void queue.enqueue('streamer', `m${index}`);
@@ -138,6 +192,32 @@ describe('reply queue: splitting and line hygiene', () => {
     void queue.enqueue('streamer', 'same');
     await clock.advance(5_000);
     expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u{E0000}', 'same']);
+  });
+
+  it('makes a repeat differ even when the line is too long for the suffix, shortening it at a space', async () => {
+    const { queue, clock, transport } = setup();
+    const line = `${'word '.repeat(99)}last`.padEnd(498, 'x');
+    void queue.enqueue('streamer', line);
+    void queue.enqueue('streamer', line);
+    await clock.advance(5_000);
+    const [first, second] = transport.sent.map((sent) => sent.text);
+    expect(first).toBe(line);
+    // Cut at the last space that leaves room, and the long last word with it.
+    expect(second).toBe(`${'word '.repeat(98)}word \u{E0000}`);
+    expect(second!.length).toBeLessThanOrEqual(500);
+  });
+
+  it('shortens a repeat with no space between graphemes, never halving a character', async () => {
+    const { queue, clock, transport } = setup();
+    // 249 emoji of two UTF-16 units each: 498 units, so 497 would end inside one.
+    const line = '\u{1F600}'.repeat(249);
+    void queue.enqueue('streamer', line);
+    void queue.enqueue('streamer', line);
+    await clock.advance(5_000);
+    const second = transport.sent[1]!.text;
+    expect(second).toBe(`${'\u{1F600}'.repeat(248)} \u{E0000}`);
+    expect(second.isWellFormed()).toBe(true);
+    expect(second.length).toBeLessThanOrEqual(500);
   });
 
   it('does not alter a repeat where the bot is a moderator', async () => {

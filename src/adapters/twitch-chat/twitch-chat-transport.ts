@@ -4,7 +4,12 @@
 // Reconnecting is done here, not by tmi.js (its `reconnect` option is off): tmi.js schedules its
 // reconnect timers where nobody can cancel them, so a stop during a back-off would still open a
 // new connection later and hold the process open. Here each wait is a timer stop() clears, the
-// state is exact, and tmi.js still rejoins every channel when a new connection logs in.
+// state is exact, and tmi.js still rejoins every channel when a new connection logs in. tmi.js
+// checks a connection (PING) only once it has logged in, so a login watchdog here drops one that
+// opens but never logs in. The back-off starts again from its first delay only once a connection
+// has stayed up a while (reconnect-attempts.ts), so a server that drops every new connection is
+// retried ever more slowly, not every second. A channel Twitch parts the bot from is rejoined the
+// same way.
 //
 // Lines are sent as one raw PRIVMSG each. tmi.js's own say() splits any line of 500 characters
 // or more by itself (outside the reply queue's pacing, dropping a character where there is no
@@ -16,8 +21,10 @@ import { createChatListeners } from '../chat-listeners.ts';
 import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel, TWITCH_CHAT_LIMITS } from '../../host/chat-transport.ts';
 import type { ChatRateLimits, ChatTags, ChatTransport } from '../../host/chat-transport.ts';
 import { OwnLineEcho } from './own-line-echo.ts';
-import { reconnectDelayMs, resolveReconnectBackoff } from './reconnect-backoff.ts';
+import { ReconnectAttempts } from './reconnect-attempts.ts';
+import { resolveReconnectBackoff } from './reconnect-backoff.ts';
 import type { ReconnectBackoff } from './reconnect-backoff.ts';
+import { SendPause } from './send-pause.ts';
 
 export type TwitchChatState = 'connecting' | 'connected' | 'reconnecting' | 'disconnected';
 
@@ -40,6 +47,15 @@ export interface TwitchChatOptions {
   sendTimeoutMs?: number;
   /** Least time between two channel joins (Twitch allows 20 joins per 10 s). Default 600 ms. */
   joinIntervalMs?: number;
+  /** How long a connection attempt may take to log in before it is dropped and retried. Default 20 s. */
+  loginTimeoutMs?: number;
+  /**
+   * How long a connection (or a channel) must have stayed up for the next drop to be retried
+   * from the back-off's first delay again. Default 30 s.
+   */
+  stableAfterMs?: number;
+  /** How long every line is held after Twitch says the bot sends too fast (msg_ratelimit). Default 30 s. */
+  rateLimitPauseMs?: number;
   limits?: ChatRateLimits;
 }
 
@@ -117,6 +133,9 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   checkOptions(options, channels);
   const backoff = resolveReconnectBackoff(options.reconnect);
   const sendTimeoutMs = options.sendTimeoutMs ?? 10_000;
+  const loginTimeoutMs = options.loginTimeoutMs ?? 20_000;
+  const stableAfterMs = options.stableAfterMs ?? 30_000;
+  const rateLimitPauseMs = options.rateLimitPauseMs ?? 30_000;
   const identity = options.identity === null ? null : { login: options.identity.login.toLowerCase(), token: options.identity.token };
   const listeners = createChatListeners(logger);
   const stateListeners = new Set<(change: TwitchChatStateChange) => void>();
@@ -124,14 +143,18 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   const roomIds = new Map<string, string>();
   const echo = new OwnLineEcho();
   const channelWaiters = new Set<ChannelWaiter>();
+  const pause = new SendPause();
+  const connectionAttempts = new ReconnectAttempts(backoff, stableAfterMs);
+  const channelAttempts = new Map(channels.map((channel) => [channel, new ReconnectAttempts(backoff, stableAfterMs)]));
+  const rejoinTimers = new Map<string, NodeJS.Timeout>();
   const where = `${options.server.secure ? 'wss' : 'ws'}://${options.server.host}:${options.server.port}`;
 
   let state: TwitchChatState = 'disconnected';
   let lastError: string | null = null;
   let client: tmi.Client | null = null;
   let botUserId: string | null = null;
-  let attempt = 0;
   let reconnectTimer: NodeJS.Timeout | null = null;
+  let loginTimer: NodeJS.Timeout | null = null;
   // Twitch sent RECONNECT: tmi.js reconnects by itself after that one drop.
   let serverAskedReconnect = false;
   let started: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void; settled: boolean } | null = null;
@@ -164,6 +187,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       channelWaiters.delete(waiter);
       waiter.reject(error);
     }
+    pause.cancel(error);
   };
 
   const waitForChannel = (channel: string): Promise<void> => {
@@ -189,9 +213,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
 
   const scheduleReconnect = (reason: string): void => {
     if (reconnectTimer !== null) return;
-    attempt += 1;
-    const delay = reconnectDelayMs(attempt, backoff);
-    logger.warn({ server: where, reason, attempt, delayMs: delay }, `Twitch chat connection lost (${reason}): reconnecting in ${delay} ms`);
+    const { attempt, delayMs } = connectionAttempts.down(Date.now());
+    logger.warn({ server: where, reason, attempt, delayMs }, `Twitch chat connection lost (${reason}): reconnecting in ${delayMs} ms`);
     setState('reconnecting', reason);
     reconnectTimer = setTimeout(() => {
       reconnectTimer = null;
@@ -200,7 +223,59 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       logger.info({ server: where, attempt }, 'Twitch chat reconnecting');
       // A failure comes back as a `disconnected` event, which schedules the next attempt.
       connect(client);
-    }, delay);
+    }, delayMs);
+  };
+
+  const stopLoginWatchdog = (): void => {
+    if (loginTimer !== null) clearTimeout(loginTimer);
+    loginTimer = null;
+  };
+
+  /** Drops the connection attempt if it has not logged in `waitMs` from now. */
+  const startLoginWatchdog = (waitMs: number): void => {
+    stopLoginWatchdog();
+    loginTimer = setTimeout(() => {
+      loginTimer = null;
+      const stuck = client;
+      if (stopping || stuck === null) return;
+      // Its socket may never finish closing (a hung server sends no close frame either), so a
+      // fresh client makes the next attempt and this one's events are ignored from now on.
+      client = createClient();
+      stuck.disconnect().catch(() => {});
+      serverAskedReconnect = false;
+      forgetConnection();
+      scheduleReconnect(`no login within ${loginTimeoutMs} ms`);
+    }, waitMs);
+  };
+
+  const stopRejoins = (): void => {
+    for (const timer of rejoinTimers.values()) clearTimeout(timer);
+    rejoinTimers.clear();
+  };
+
+  /** The connection is gone, and with it what was joined on it and the rejoins planned there. */
+  const forgetConnection = (): void => {
+    joined.clear();
+    echo.clear();
+    // A new connection joins every configured channel by itself.
+    stopRejoins();
+  };
+
+  /** Joins `channel` again after a back-off: Twitch parted the bot, or the last rejoin failed. */
+  const scheduleRejoin = (channel: string, reason: string): void => {
+    if (rejoinTimers.has(channel)) return;
+    const { attempt, delayMs } = channelAttempts.get(channel)!.down(Date.now());
+    logger.warn({ channel, reason, attempt, delayMs }, `Twitch chat is not in #${channel} (${reason}): rejoining in ${delayMs} ms`);
+    rejoinTimers.set(channel, setTimeout(() => {
+      rejoinTimers.delete(channel);
+      const current = client;
+      if (stopping || current === null || state !== 'connected' || joined.has(channel)) return;
+      current.join(channel).catch((why: unknown) => {
+        // A late join, or another connection (which joins every channel), needs no retry.
+        if (current !== client || state !== 'connected' || joined.has(channel)) return;
+        scheduleRejoin(channel, `the rejoin failed: ${String(why)}`);
+      });
+    }, delayMs));
   };
 
   /** Gives up for good: Twitch will refuse every further attempt too. */
@@ -209,6 +284,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     logger.error({ server: where, reason }, message);
     if (reconnectTimer !== null) clearTimeout(reconnectTimer);
     reconnectTimer = null;
+    stopLoginWatchdog();
+    stopRejoins();
     setState('disconnected', message);
     const error = new TwitchChatError(message);
     settleStart(error);
@@ -216,16 +293,16 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   };
 
   const connect = (current: tmi.Client): void => {
+    startLoginWatchdog(loginTimeoutMs);
     current.connect().catch((reason: unknown) => {
       // tmi.js rejects with a reason string, and reports those through `disconnected` as well; an
       // Error is a connection that could not even be opened (a malformed server name).
-      if (reason instanceof Error && !stopping) fail(`Twitch chat cannot connect to ${where}: ${reason.message}`, reason.message);
+      if (reason instanceof Error && !stopping && current === client) fail(`Twitch chat cannot connect to ${where}: ${reason.message}`, reason.message);
     });
   };
 
   const onDisconnected = (reason: string): void => {
-    joined.clear();
-    echo.clear();
+    forgetConnection();
     if (stopping) {
       setState('disconnected', null);
       return;
@@ -238,15 +315,18 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       serverAskedReconnect = false;
       logger.info({ server: where }, 'Twitch asked chat to reconnect');
       setState('reconnecting', 'Twitch asked to reconnect');
+      // The login watchdog started at the RECONNECT runs on: tmi.js's own attempt must log in too.
       return;
     }
+    stopLoginWatchdog();
     scheduleReconnect(reason === '' ? 'connection closed' : reason);
   };
 
   const onConnected = (): void => {
     if (stopping) return;
-    const wasReconnect = attempt > 0 || state === 'reconnecting';
-    attempt = 0;
+    stopLoginWatchdog();
+    connectionAttempts.up(Date.now());
+    const wasReconnect = state === 'reconnecting';
     lastError = null;
     logger.info({ server: where, login: client?.getUsername(), anonymous: identity === null, channels },
       wasReconnect ? 'Twitch chat reconnected: rejoining channels' : 'Twitch chat connected');
@@ -258,6 +338,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     if (!self) return;
     const channel = normalizeChannel(rawChannel);
     joined.add(channel);
+    channelAttempts.get(channel)?.up(Date.now());
     logger.info({ channel }, `Twitch chat joined #${channel}`);
     for (const waiter of [...channelWaiters]) {
       if (waiter.channel !== channel) continue;
@@ -267,8 +348,15 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     }
   };
 
+  // The bot never parts a channel itself: a PART of its own is Twitch's doing, whatever the
+  // reason, and tmi.js does not rejoin until the next connection, so this does. (tmi.js also
+  // strikes the channel from its `opts.channels` only when given with "#"; these have none, so
+  // the next connection still joins it.)
   const onPart = (rawChannel: string, _login: string, self: boolean): void => {
-    if (self) joined.delete(normalizeChannel(rawChannel));
+    if (!self) return;
+    const channel = normalizeChannel(rawChannel);
+    joined.delete(channel);
+    if (!stopping && state === 'connected' && channels.includes(channel)) scheduleRejoin(channel, 'Twitch parted the bot');
   };
 
   const isOwnLogin = (login: unknown): boolean => identity !== null && typeof login === 'string' && login.toLowerCase() === identity.login;
@@ -310,6 +398,10 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     const line = echo.answered(channel, Date.now());
     logger.warn({ channel, msgId, notice: text, line: line?.slice(0, 100) ?? null },
       `Twitch did not deliver the bot's message in #${channel} (${msgId}): ${text}`);
+    if (msgId === 'msg_ratelimit') {
+      pause.hold(rateLimitPauseMs, Date.now());
+      logger.warn({ channel, pauseMs: rateLimitPauseMs }, `Twitch says the bot sends too fast: holding its lines for ${rateLimitPauseMs} ms`);
+    }
   };
 
   // Runs for every line (chat too), so it looks at nothing before the command says it is one of its own.
@@ -330,6 +422,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       }
       case 'RECONNECT':
         serverAskedReconnect = true;
+        // tmi.js reconnects by itself after its wait; that attempt must log in in time too.
+        startLoginWatchdog(backoff.initialDelayMs + loginTimeoutMs);
         break;
       default:
         break;
@@ -364,41 +458,46 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
         error: (line: string) => logger.debug({ source: 'tmi.js', tmiLevel: 'error' }, String(line)),
       },
     });
-    // A connection tmi.js opens after stop() (its RECONNECT timer cannot be cancelled) is closed at once.
+    // Events of a client the login watchdog gave up on are ignored.
+    const live = <Args extends unknown[]>(handler: (...args: Args) => void) => (...args: Args): void => {
+      if (created === client) handler(...args);
+    };
+    // A connection tmi.js opens after stop() or for a client given up on (its RECONNECT timer
+    // cannot be cancelled) is closed at once.
     created.on('connecting', () => {
-      if (stopping) created.disconnect().catch(() => {});
+      if (stopping || created !== client) created.disconnect().catch(() => {});
     });
-    created.on('connected', onConnected);
-    created.on('disconnected', onDisconnected);
-    created.on('join', onJoin);
-    created.on('part', onPart);
-    created.on('message', onMessage);
+    created.on('connected', live(onConnected));
+    created.on('disconnected', live(onDisconnected));
+    created.on('join', live(onJoin));
+    created.on('part', live(onPart));
+    created.on('message', live(onMessage));
     // tmi.js gives a line with bits only as `cheer`, never as `message`.
-    created.on('cheer', (rawChannel: string, tags: tmi.ChatUserstate, text: string) => onMessage(rawChannel, tags, text, false));
+    created.on('cheer', live((rawChannel: string, tags: tmi.ChatUserstate, text: string) => onMessage(rawChannel, tags, text, false)));
     // A real tmi.js event that @types/tmi.js does not list.
     const onGlobalUserstate = (tags: Record<string, unknown>): void => {
       if (typeof tags['user-id'] === 'string') botUserId = tags['user-id'];
     };
-    created.on('globaluserstate' as never, onGlobalUserstate as never);
-    created.on('roomstate', (rawChannel: string, tags: { 'room-id'?: string }) => {
+    created.on('globaluserstate' as never, live(onGlobalUserstate) as never);
+    created.on('roomstate', live((rawChannel: string, tags: { 'room-id'?: string }) => {
       if (typeof tags['room-id'] === 'string') roomIds.set(normalizeChannel(rawChannel), tags['room-id']);
-    });
-    created.on('messagedeleted', (rawChannel: string, _login: string, _text: string, tags: tmi.DeleteUserstate) => {
+    }));
+    created.on('messagedeleted', live((rawChannel: string, _login: string, _text: string, tags: tmi.DeleteUserstate) => {
       const messageId: unknown = tags['target-msg-id'];
       if (typeof messageId === 'string' && messageId !== '') {
         listeners.emit({ type: 'message-deleted', channel: normalizeChannel(rawChannel), messageId });
       }
-    });
+    }));
     const userCleared = (rawChannel: string, tags: tmi.TimeoutUserstate | tmi.BanUserstate): void => {
       const userId: unknown = tags['target-user-id'];
       if (typeof userId === 'string' && userId !== '') listeners.emit({ type: 'user-cleared', channel: normalizeChannel(rawChannel), userId });
     };
-    created.on('timeout', (rawChannel: string, _login: string, _reason: string, _seconds: number, tags: tmi.TimeoutUserstate) => userCleared(rawChannel, tags));
-    created.on('ban', (rawChannel: string, _login: string, _reason: string, tags: tmi.BanUserstate) => userCleared(rawChannel, tags));
-    created.on('clearchat', (rawChannel: string) => {
+    created.on('timeout', live((rawChannel: string, _login: string, _reason: string, _seconds: number, tags: tmi.TimeoutUserstate) => userCleared(rawChannel, tags)));
+    created.on('ban', live((rawChannel: string, _login: string, _reason: string, tags: tmi.BanUserstate) => userCleared(rawChannel, tags)));
+    created.on('clearchat', live((rawChannel: string) => {
       listeners.emit({ type: 'chat-cleared', channel: normalizeChannel(rawChannel) });
-    });
-    tapParsedLines(created, onRawMessage);
+    }));
+    tapParsedLines(created, live(onRawMessage));
     return created;
   };
 
@@ -461,6 +560,11 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
         throw new TwitchChatError(`Twitch chat messages are at most ${CHAT_MESSAGE_MAX_LENGTH} characters; this one has ${text.length}`);
       }
       await waitForChannel(channel);
+      while (pause.holding(Date.now())) {
+        await pause.over(Date.now());
+        // The connection may have dropped meanwhile.
+        await waitForChannel(channel);
+      }
       const current = client;
       if (current === null) throw new TwitchChatError(`Twitch chat is stopped: the line to #${channel} was not sent`);
       try {
@@ -477,6 +581,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       stopPromise = (async () => {
         if (reconnectTimer !== null) clearTimeout(reconnectTimer);
         reconnectTimer = null;
+        stopLoginWatchdog();
+        stopRejoins();
         const error = new TwitchChatError('Twitch chat stopped');
         settleStart(error);
         rejectWaiters(error);
@@ -487,8 +593,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
             new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref()),
           ]);
         }
-        joined.clear();
-        echo.clear();
+        forgetConnection();
         setState('disconnected', null);
         logger.info({ server: where }, 'Twitch chat stopped');
       })();

@@ -300,6 +300,136 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
   });
 });
 
+describe('Twitch chat transport: a server that hangs, drops, parts or refuses', () => {
+  const lostDelays = (logs: ReturnType<typeof captureLogs>) => logs.entries
+    .filter((entry) => entry.level === LEVEL.warn && entry.msg?.startsWith('Twitch chat connection lost'))
+    .map((entry) => entry.delayMs);
+
+  it('drops a connection that does not log in within the login timeout, and retries it', async () => {
+    irc.silent = true;
+    const { transport, states, logs } = twitchChat({ loginTimeoutMs: 100 });
+    const starting = transport.start();
+    await expect.poll(() => logs.entries.find((entry) => entry.msg?.startsWith('Twitch chat connection lost')), { timeout: 5_000 })
+      .toMatchObject({ level: LEVEL.warn, reason: 'no login within 100 ms', attempt: 1 });
+    irc.silent = false;
+    await starting;
+    await irc.waitForJoin(CHANNEL, { login: BOT });
+    expect(states).toEqual(['connecting', 'reconnecting', 'connected']);
+    // The silent connections were closed, not left open beside the new one.
+    await expect.poll(() => irc.connections.map((connection) => connection.loggedIn)).toEqual([true]);
+    expect(irc.totalConnections).toBeGreaterThanOrEqual(2);
+  });
+
+  it('also drops a connection that does not log in after Twitch asked to reconnect', async () => {
+    const { transport, logs } = await connected({ loginTimeoutMs: 200 });
+    const mark = irc.joins.length;
+    irc.sendReconnect();
+    irc.silent = true;
+    await expect.poll(() => logs.entries.find((entry) => entry.msg?.startsWith('Twitch chat connection lost')), { timeout: 5_000 })
+      .toMatchObject({ reason: 'no login within 200 ms' });
+    irc.silent = false;
+    await irc.waitForJoin(CHANNEL, { since: mark, login: BOT });
+    await expect.poll(() => transport.state).toBe('connected');
+  });
+
+  it('backs off from a server that drops every connection right after the login', async () => {
+    const { transport, logs } = twitchChat({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 } });
+    let drops = 0;
+    transport.onStateChange((change) => {
+      if (change.state === 'connected' && drops < 4) {
+        drops += 1;
+        irc.dropAllConnections();
+      }
+    });
+    await transport.start();
+    await expect.poll(() => irc.totalConnections, { timeout: 5_000 }).toBe(5);
+    await irc.waitForLogin(BOT);
+    expect(lostDelays(logs)).toEqual([20, 40, 80, 160]);
+  });
+
+  it('starts the back-off from its first delay again once a connection has stayed up long enough', async () => {
+    const { transport, logs } = await connected({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 }, stableAfterMs: 50 });
+    let drops = 0;
+    transport.onStateChange((change) => {
+      // The first reconnection is dropped at once, before it is stable.
+      if (change.state === 'connected' && drops === 1) {
+        drops += 1;
+        irc.dropAllConnections();
+      }
+    });
+    drops = 1;
+    irc.dropAllConnections();
+    await expect.poll(() => irc.totalConnections, { timeout: 5_000 }).toBe(3);
+    await irc.waitForLogin(BOT);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    irc.dropAllConnections();
+    await expect.poll(() => lostDelays(logs), { timeout: 5_000 }).toEqual([20, 40, 20]);
+  });
+
+  it('rejoins a channel Twitch parted the bot from, with back-off if it happens again', async () => {
+    const { transport, logs } = await connected();
+    for (let part = 0; part < 3; part++) {
+      const mark = irc.joins.length;
+      irc.partChannel(CHANNEL, BOT);
+      const rejoin = await irc.waitForJoin(CHANNEL, { since: mark, login: BOT, timeoutMs: 5_000 });
+      expect(rejoin.connectionId).toBe(1);
+    }
+    await expect.poll(() => transport.joinedChannels).toEqual([CHANNEL]);
+    await transport.say(CHANNEL, 'back in');
+    expect((await irc.waitForPrivmsg((line) => line.text === 'back in')).joined).toBe(true);
+    const rejoins = logs.entries.filter((entry) => entry.level === LEVEL.warn && entry.msg?.startsWith(`Twitch chat is not in #${CHANNEL}`));
+    expect(rejoins.map((entry) => [entry.reason, entry.delayMs])).toEqual([
+      ['Twitch parted the bot', 20], ['Twitch parted the bot', 40], ['Twitch parted the bot', 80],
+    ]);
+  });
+
+  it('holds every line for a while after Twitch says the bot sends too fast (msg_ratelimit)', async () => {
+    const { transport, logs } = await connected({ rateLimitPauseMs: 300 });
+    await transport.say(CHANNEL, 'one too many');
+    const refusedAt = Date.now();
+    irc.sendNotice(CHANNEL, 'msg_ratelimit', 'Your message was not sent because you are sending messages too quickly.');
+    await expect.poll(() => logs.entries.find((entry) => entry.msg?.startsWith('Twitch says the bot sends too fast')))
+      .toMatchObject({ level: LEVEL.warn, channel: CHANNEL, pauseMs: 300 });
+    await transport.say(CHANNEL, 'after the pause');
+    const after = await irc.waitForPrivmsg((line) => line.text === 'after the pause');
+    expect(after.at - refusedAt).toBeGreaterThanOrEqual(300);
+
+    // A line still held when the chat stops is refused, not sent later.
+    irc.sendNotice(CHANNEL, 'msg_ratelimit', 'Your message was not sent because you are sending messages too quickly.');
+    await expect.poll(() => logs.entries.filter((entry) => entry.msg?.startsWith('Twitch says the bot sends too fast'))).toHaveLength(2);
+    const held = transport.say(CHANNEL, 'never sent');
+    await transport.stop();
+    await expect(held).rejects.toThrow('stopped');
+    expect(irc.privmsgs.map((line) => line.text)).toEqual(['one too many', 'after the pause']);
+  });
+
+  it('spaces lines 1 s apart on the wire in a channel where it is not a moderator, also when both waited for a rejoin', async () => {
+    const PLAIN = 'plainchannel';
+    // An outage longer than the 1 s spacing, so lines held through it are both due at once.
+    const { transport, logs } = twitchChat({ channels: [PLAIN], reconnect: { initialDelayMs: 1_200, maxDelayMs: 1_200, jitter: 0 } });
+    const queue = createReplyQueue({ transport, clock: systemClock, logger: logs.logger });
+    transport.subscribe((event) => {
+      if (event.type === 'userstate') queue.setBotState(event.channel, event.tags);
+    });
+    await transport.start();
+    await irc.waitForJoin(PLAIN, { login: BOT });
+    await expect.poll(() => transport.joinedChannels).toEqual([PLAIN]);
+    expect(queue.isModerator(PLAIN)).toBe(false);
+    const replies: Promise<unknown>[] = [];
+    transport.onStateChange((change) => {
+      if (change.state === 'reconnecting') replies.push(queue.enqueue(PLAIN, 'first'), queue.enqueue(PLAIN, 'second'));
+    });
+    irc.dropAllConnections();
+    const second = await irc.waitForPrivmsg((line) => line.text === 'second');
+    const first = irc.privmsgs.find((line) => line.text === 'first')!;
+    expect([first.connectionId, second.connectionId]).toEqual([2, 2]);
+    // Measured where the fake read them, less a margin for the first line's trip across loopback.
+    expect(second.at - first.at).toBeGreaterThanOrEqual(900);
+    expect(await Promise.all(replies)).toEqual([{ status: 'sent', parts: 1 }, { status: 'sent', parts: 1 }]);
+    queue.stop();
+  });
+});
+
 describe('Twitch chat through the host', () => {
   let folders: PluginFolders;
   beforeAll(() => {

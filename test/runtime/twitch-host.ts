@@ -1,0 +1,62 @@
+// A whole chatskin (startChatskin) for one describe block: its Twitch chat the fake server driven
+// by the real tmi.js, time a manual clock (cooldowns and reply pacing move only when told), the
+// bot's badges in each USERSTATE chosen by the test. Started in beforeAll, closed in afterAll.
+import { pino } from 'pino';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { twitchHostConfig } from './twitch-host-config.ts';
+import { startChatskin } from '../../src/runtime/start-chatskin.ts';
+import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
+import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
+import type { Badges, ChatUser, ClientPrivmsg } from '../fakes/fake-twitch-irc.ts';
+import { ManualClock } from '../host/manual-clock.ts';
+
+export const BOT = 'chatskinbot';
+export const MOD: ChatUser = { login: 'modguy', mod: true };
+
+export interface TwitchHostOptions {
+  /** Temp folder name prefix (the database lives there). */
+  dirPrefix: string;
+  /** Further top-level config sections (`commands`, `plugins`...). */
+  config?: Record<string, unknown>;
+  /** The bot's badges in #alice, read at each USERSTATE. Default none: not a moderator. */
+  botBadges?: () => Badges;
+}
+
+export class TwitchHost {
+  irc!: FakeTwitchIrc;
+  running!: RunningChatskin;
+  readonly clock = new ManualClock();
+  /** Chat lines from others the host has received so far. */
+  received = 0;
+
+  /** The bot's lines (from index `since` of `irc.privmsgs`). */
+  botLines = (since = 0): ClientPrivmsg[] => this.irc.privmsgs.slice(since).filter((m) => m.login === BOT);
+
+  /** The first bot line from index `since` on that matches (a string: the whole line). */
+  botSaid = (pattern: RegExp | string, since: number): Promise<ClientPrivmsg> =>
+    this.irc.waitForPrivmsg((m) => m.login === BOT && (typeof pattern === 'string' ? m.text === pattern : pattern.test(m.text)), { since });
+
+  /** Sends `count` moderator commands (`!style show`) and waits until the host has them all. */
+  async sendCommands(count: number): Promise<void> {
+    const target = this.received + count;
+    for (let i = 0; i < count; i += 1) this.irc.sendPrivmsg('#alice', MOD, '!style show bubble.width');
+    await expect.poll(() => this.received, { timeout: 10_000 }).toBe(target);
+  }
+}
+
+export function twitchHostForSuite(options: TwitchHostOptions): TwitchHost {
+  const world = new TwitchHost();
+  beforeAll(async () => {
+    const botBadges = options.botBadges ?? (() => ({}));
+    world.irc = await FakeTwitchIrc.start({ userBadges: (login) => (login === BOT ? botBadges() : {}) });
+    const config = twitchHostConfig(world.irc, options.dirPrefix, options.config);
+    world.running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, clock: world.clock });
+    await world.irc.waitForJoin('alice');
+    world.running.transports.twitch!.subscribe((event) => { if (event.type === 'message' && !event.self) world.received += 1; });
+  });
+  afterAll(async () => {
+    await world.running?.close();
+    await world.irc?.close();
+  });
+  return world;
+}

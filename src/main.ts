@@ -20,6 +20,9 @@ export interface CliOptions {
   flags: Record<string, string | boolean | undefined>;
 }
 
+/** The --config flag, once parsed: the failure message names the config file in use. */
+let configFlag: string | undefined;
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -35,6 +38,7 @@ async function main(argv: string[]): Promise<void> {
       url: { type: 'string' },
     },
   });
+  configFlag = values.config;
   const [name, ...rest] = positionals;
   if (values.version) {
     const pkg = await import('../package.json', { with: { type: 'json' } });
@@ -58,11 +62,13 @@ async function main(argv: string[]): Promise<void> {
   });
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof CliError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-    process.stderr.write(`chatskin: ${error.message}\n`);
-  } else {
-    process.stderr.write(`chatskin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  }
+main(process.argv.slice(2)).catch(async (error: unknown) => {
   process.exitCode = 1;
+  try {
+    // Loaded only on failure: it reads the config again, for its secrets and http keys.
+    const { failureContext, formatFailure } = await import('./cli/cli-failure.ts');
+    process.stderr.write(formatFailure(error, failureContext(configFlag)));
+  } catch {
+    process.stderr.write(`chatskin: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
 });

@@ -20,6 +20,10 @@ Options:
   -h, --help                    Help for a command
   -v, --version                 Print the version
 
+Environment:
+  CHATSKIN_CONFIG               Config file when there is no --config
+  CHATSKIN_DEBUG=1              On an unexpected error, print its stack trace too
+
 Docs: README.md, docs/cli.md, docs/config.md, docs/api.md, docs/twitch-setup.md
 `;
 
@@ -31,6 +35,9 @@ Starts the whole host in one process: the overlay style service's HTTP API
 browser source (/overlay/TOKEN), its live push WebSocket, the bot with its
 plugins, and, with no Twitch credentials, the local chat. Prints the URLs.
 GET /healthz answers 200 once ready. SIGINT/SIGTERM shut down gracefully.
+An address it cannot listen on (port in use, a port below 1024 without the
+rights, a host that is not this machine's) stops it with exit code 1 and a
+line naming the address, http.host or http.port, and the config file.
 `,
   seed: `Usage: chatskin seed FILE [--config FILE]
 

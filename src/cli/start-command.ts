@@ -1,7 +1,7 @@
 // chatskin start: runs the host until SIGINT/SIGTERM.
 import type { CliOptions } from '../main.ts';
 import { configSecrets } from '../config/index.ts';
-import { createLogger, handleShutdownSignals } from '../host/index.ts';
+import { createLogger, handleProcessFaults, handleShutdownSignals } from '../host/index.ts';
 import { startChatskin } from '../runtime/start-chatskin.ts';
 import { overlayUrl } from '../runtime/public-url.ts';
 import { loadCliConfig, requireArgs } from './cli-context.ts';
@@ -18,7 +18,14 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
     `  API:     ${running.apiUrl}`,
     `  Health:  ${running.baseUrl}/healthz`,
     ...overlays.map((o) => `  Overlay: ${overlayUrl(running.baseUrl, o.token)}   (${o.name}${o.isDefault ? ', default' : ''})`),
+    // The local overlay shows the local store's style, which the plugins no longer change.
+    ...(config.service.mode === 'remote'
+      ? [`  Remote:  plugins restyle ${config.service.baseUrl}; add that service's overlay to OBS (the one above keeps this host's local style)`]
+      : []),
+    // A plugin that failed to start is in the logs too, but a person reads this first.
+    ...running.host.plugins.filter((p) => p.state === 'failed').map((p) => `  Plugin ${p.name} is off: ${p.error}`),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   handleShutdownSignals(() => running.close(), { logger });
+  handleProcessFaults({ logger, stop: () => running.close() });
 }

@@ -109,8 +109,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
     const refuseIfFailed = (): void => {
       if (failed) throw new Error(`plugin ${name} failed to start; it cannot register anything`);
     };
-    try {
-      const definition = await withTimeout(importPlugin(name, findPluginEntry(name, dirs)), options.setupTimeoutMs ?? 10_000, clock, 'loading did not finish');
+    // One deadline for loading the module and running its setup: either may hang.
+    const setUp = async (): Promise<void | PluginTeardown> => {
+      const definition = await importPlugin(name, findPluginEntry(name, dirs));
       const settings = parsePluginSettings(name, definition, entry.settings);
       const context = createPluginContext({
         name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, say,
@@ -127,7 +128,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
           status.rewards.push(rewardKey);
         },
       });
-      const teardown = await withTimeout(Promise.resolve(definition.setup(context)), options.setupTimeoutMs ?? 10_000, clock, 'setup did not finish');
+      return definition.setup(context);
+    };
+    try {
+      const teardown = await withTimeout(setUp(), options.setupTimeoutMs ?? 10_000, clock, 'setup did not finish');
       if (typeof teardown === 'function') teardowns.push({ plugin: name, teardown });
       status.state = 'running';
       pluginLogger.info({ commands: status.commands, rewards: status.rewards }, 'plugin started');

@@ -13,6 +13,8 @@ export type { ReplyQueue, ReplyQueueOptions } from './reply-queue.ts';
 export { splitMessage, toChatLine } from './split-message.ts';
 export { createLogger, createScrubber, REDACTED } from './logger.ts';
 export type { LoggerOptions } from './logger.ts';
+export { handleProcessFaults } from './process-faults.ts';
+export type { FaultProcess, ProcessFaultOptions } from './process-faults.ts';
 export { handleShutdownSignals } from './shutdown-signals.ts';
 export type { ShutdownOptions, ShutdownProcess } from './shutdown-signals.ts';
 export { createMemoryChatTransport } from './memory-chat-transport.ts';

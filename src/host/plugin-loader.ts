@@ -2,7 +2,7 @@
 // `plugins:` in the config, holding `index.ts` (or index.js / index.mjs) whose default export is
 // a definePlugin({ name, config, setup }) object. Each step fails with a message that names the
 // plugin and says what to fix; the host logs it and goes on without that plugin.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
@@ -21,7 +21,10 @@ export class PluginLoadError extends Error {
   }
 }
 
-/** The plugin's entry file; refuses a name found in no folder, or in more than one. */
+/**
+ * The plugin's entry file; refuses a name found in no folder (naming the folders searched and,
+ * for a misspelt name, the plugin it may have meant), or in more than one.
+ */
 export function findPluginEntry(name: string, dirs: readonly string[]): string {
   const found: string[] = [];
   for (const dir of dirs) {
@@ -31,13 +34,68 @@ export function findPluginEntry(name: string, dirs: readonly string[]): string {
     if (entry === undefined) throw new PluginLoadError(`folder ${folder} has no index.ts, index.js or index.mjs`);
     found.push(entry);
   }
-  if (found.length === 0) {
-    throw new PluginLoadError(`no folder named "${name}" in ${dirs.map((dir) => resolve(dir)).join(', ')}; check the name under plugins: or add its folder to pluginDirs`);
-  }
+  if (found.length === 0) throw new PluginLoadError(notFoundMessage(name, dirs));
   if (found.length > 1) {
     throw new PluginLoadError(`found in more than one folder (${found.join(', ')}); rename one`);
   }
   return found[0]!;
+}
+
+function notFoundMessage(name: string, dirs: readonly string[]): string {
+  const searched = dirs.map((dir) => resolve(dir));
+  const available = [...new Set(searched.flatMap(pluginFolders))].sort();
+  const suggestion = closestName(name, available);
+  const hint = suggestion !== undefined
+    ? ` Did you mean "${suggestion}"?`
+    : available.length > 0 ? ` Plugins there: ${available.join(', ')}.` : ' No plugins are there.';
+  const folders = searched.map((dir) => (isFolder(dir) ? dir : `${dir} (does not exist)`)).join(', ');
+  return `no plugin folder named "${name}" (plugins.${name} in the config); searched ${folders}.${hint}`
+    + ' Fix the name under plugins:, or add the folder that holds it to pluginDirs.';
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The plugin folders (sub-folders holding an entry file) of one plugin directory. */
+function pluginFolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((item) => item.isDirectory() && ENTRY_FILES.some((file) => existsSync(join(dir, item.name, file))))
+      .map((item) => item.name);
+  } catch {
+    return [];
+  }
+}
+
+/** The name within a typo or two of `name` (a swap of two letters counts as one), if any. */
+function closestName(name: string, names: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of names) {
+    const distance = editDistance(name, candidate);
+    if (distance <= Math.min(2, Math.floor(Math.max(name.length, candidate.length) / 3)) && (best === undefined || distance < best.distance)) {
+      best = { name: candidate, distance };
+    }
+  }
+  return best?.name;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = value;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }
 
 function isSchema(value: unknown): value is z.ZodType {

@@ -113,7 +113,7 @@ describe('host stop', () => {
     await clock.advance(10_000);
     const test = await starting;
     expect(test.host.plugins).toEqual([
-      expect.objectContaining({ name: 'never-loads', state: 'failed', error: 'loading did not finish within 10000 ms' }),
+      expect.objectContaining({ name: 'never-loads', state: 'failed', error: 'setup did not finish within 10000 ms' }),
       expect.objectContaining({ name: 'tidy', state: 'running' }),
     ]);
   });

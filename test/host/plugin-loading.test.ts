@@ -1,5 +1,6 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
 import type { PluginContext } from '../../src/sdk.ts';
 import { createPluginFolders } from './plugin-folders.ts';
 import type { PluginFolders } from './plugin-folders.ts';
@@ -87,6 +88,32 @@ export default definePlugin({
     expect(await ask(test, '!hi')).toEqual(['@Viewer_val still here']);
   });
 
+  it('settings of the wrong kind are worded in the file\'s terms, never as zod\'s type names', async () => {
+    // The audit's case, on the real style plugin: `themes.neon` must be a mapping of setting -> value.
+    const test = await hostWith({ style: { themes: { neon: 5 } } }, {}, { builtInPluginDir: BUILT_IN_PLUGIN_DIR });
+    expect(test.host.plugins[0]).toMatchObject({
+      name: 'style', state: 'failed',
+      error: 'invalid settings: plugins.style.themes.neon: must be a mapping of names to text, numbers, true/false or null (got 5)',
+    });
+    folders.add('shaped', `import { definePlugin, z } from SDK;
+export default definePlugin({
+  name: 'shaped',
+  config: z.strictObject({
+    limits: z.record(z.string(), z.number().int()),
+    box: z.object({ width: z.number() }),
+    mode: z.union([z.literal('fast'), z.literal('slow')]),
+    tags: z.array(z.string()).max(2),
+  }),
+  setup() {},
+});`);
+    const shaped = await hostWith({ shaped: { limits: [1], box: 'wide', mode: 'medium', tags: ['a', 'b', 'c'] } });
+    expect(shaped.host.plugins[0]!.error).toBe('invalid settings: '
+      + 'plugins.shaped.limits: must be a mapping of names to whole numbers (got a list); '
+      + 'plugins.shaped.box: must be a mapping (indented "key: value" lines) (got "wide"); '
+      + 'plugins.shaped.mode: must be "fast" or "slow" (got "medium"); '
+      + 'plugins.shaped.tags: must list at most 2 items (got a list)');
+  });
+
   it('a plugin without a schema refuses settings', async () => {
     folders.add('hello', answering('hello', 'hi', 'x'));
     const test = await hostWith({ hello: { colour: 'red' } });
@@ -129,14 +156,15 @@ export default definePlugin({ name: 'stuck', setup(ctx) { held.ctx = ctx; return
     folders.add('hello', answering('hello', 'hi', 'after'));
     const clock = new ManualClock();
     const starting = hostWith({ stuck: {}, hello: {} }, {}, { setupTimeoutMs: 5_000, clock });
-    // The timeout is armed once the plugin has been imported and its setup called.
-    await vi.waitFor(() => expect(clock.pendingTimers).toBe(1));
+    // Loading and setup share one deadline; wait until setup was called before it passes.
+    const { held } = await import(join(folders.dir, 'stuck', 'index.ts')) as { held: { ctx: PluginContext | null } };
+    await vi.waitFor(() => expect(held.ctx).not.toBeNull(), { timeout: 10_000 });
+    expect(clock.pendingTimers).toBe(1);
     await clock.advance(5_000);
     const test = await starting;
     expect(test.host.plugins[0]).toMatchObject({ name: 'stuck', state: 'failed', error: 'setup did not finish within 5000 ms' });
     expect(test.host.plugins[1]).toMatchObject({ name: 'hello', state: 'running' });
-    const { held } = await import(join(folders.dir, 'stuck', 'index.ts')) as { held: { ctx: PluginContext } };
-    expect(() => held.ctx.command({ name: 'late', run: () => {} })).toThrow('plugin stuck failed to start; it cannot register anything');
+    expect(() => held.ctx!.command({ name: 'late', run: () => {} })).toThrow('plugin stuck failed to start; it cannot register anything');
     expect(await ask(test, '!hi')).toEqual(['@Viewer_val after']);
   });
 
@@ -178,12 +206,26 @@ export default definePlugin({ name: 'second', setup(ctx) { ctx.command({ name: '
     folders.add('syntax', 'export default definePlugin({ name: "syntax", setup( {');
     const test = await hostWith({ ghost: {}, noindex: {}, notaplugin: {}, misnamed: {}, syntax: {} });
     const errors = Object.fromEntries(test.host.plugins.map((plugin) => [plugin.name, plugin.error]));
-    expect(errors.ghost).toMatch(/^no folder named "ghost" in .*; check the name under plugins: or add its folder to pluginDirs$/);
+    expect(errors.ghost).toBe(`no plugin folder named "ghost" (plugins.ghost in the config); searched /nonexistent-built-in-plugins (does not exist), ${folders.dir}.`
+      + ' Plugins there: misnamed, notaplugin, syntax. Fix the name under plugins:, or add the folder that holds it to pluginDirs.');
     expect(errors.noindex).toMatch(/has no index\.ts, index\.js or index\.mjs$/);
     expect(errors.notaplugin).toMatch(/must export default definePlugin\(\{ name, config, setup \}\)$/);
     expect(errors.misnamed).toMatch(/declares name "other-name"; it must equal its folder name "misnamed"$/);
     expect(errors.syntax).toMatch(/could not be loaded/);
     expect(test.host.plugins.every((plugin) => plugin.state === 'failed')).toBe(true);
+  });
+
+  it('a misspelt plugin name names the config key, every folder searched and the plugin it may mean', async () => {
+    folders.add('hello', answering('hello', 'hi', 'x'));
+    const test = await hostWith({ stlye: {}, helo: {} }, { pluginDirs: [folders.dir, '/nonexistent-plugin-dir'] }, { builtInPluginDir: BUILT_IN_PLUGIN_DIR });
+    const errors = Object.fromEntries(test.host.plugins.map((plugin) => [plugin.name, plugin.error]));
+    const searched = `searched ${resolve(BUILT_IN_PLUGIN_DIR)}, ${folders.dir}, /nonexistent-plugin-dir (does not exist).`;
+    expect(errors.stlye).toBe(`no plugin folder named "stlye" (plugins.stlye in the config); ${searched} Did you mean "style"?`
+      + ' Fix the name under plugins:, or add the folder that holds it to pluginDirs.');
+    expect(errors.helo).toContain(`${searched} Did you mean "hello"?`);
+    const logged = test.logs.find((entry) => entry.level === LEVEL.error && entry.plugin === 'stlye');
+    expect(logged?.msg).toContain('plugin stlye failed to start and is disabled: no plugin folder named "stlye"');
+    expect(logged?.msg).toContain('Did you mean "style"?');
   });
 
   it('a plugin name found in two plugin folders is refused as ambiguous', async () => {

@@ -1,0 +1,87 @@
+// How the real CLI fails: one clear line on stderr and exit code 1, never a raw stack trace
+// unless CHATSKIN_DEBUG asks for it.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, startHost, tempWorkspace } from './cli-process.ts';
+import type { RunningHost } from './cli-process.ts';
+
+/** A workspace config with its `http:` line replaced. */
+function workspaceWithHttp(http: string): { dir: string; config: string } {
+  const workspace = tempWorkspace();
+  const text = readFileSync(workspace.config, 'utf8').replace('http: { host: 127.0.0.1, port: 0 }', `http: ${http}`);
+  writeFileSync(workspace.config, text);
+  return workspace;
+}
+
+const NO_DEBUG = { CHATSKIN_DEBUG: '' };
+
+describe('chatskin start on an address it cannot listen on', () => {
+  let first: RunningHost | undefined;
+  afterAll(async () => { await first?.stop(); });
+
+  it('a busy port: names the address, http.port and the config file, exit code 1', async () => {
+    first = await startHost(tempWorkspace().config);
+    const port = Number(new URL(first.baseUrl).port);
+    const { dir, config } = workspaceWithHttp(`{ host: 127.0.0.1, port: ${port} }`);
+    const second = await runCli(['start', '--config', config], { cwd: dir, env: NO_DEBUG });
+    expect(second.code).toBe(1);
+    const last = second.stderr.trimEnd().split('\n').at(-1);
+    expect(last).toBe(`chatskin: cannot listen on 127.0.0.1:${port} (EADDRINUSE): another program, perhaps another chatskin,`
+      + ` is using that port. Stop the other program, or change http.port in ${config}.`);
+    expect(second.stderr).not.toContain('    at ');
+    expect(second.stdout).toBe('');
+    // The first host is unharmed.
+    expect((await fetch(`${first.baseUrl}/healthz`)).status).toBe(200);
+  });
+
+  it('an address of no interface of this machine: names it, http.host and the config file', async () => {
+    // 203.0.113.0/24 is TEST-NET-3, reserved for documentation: never a local address.
+    const { dir, config } = workspaceWithHttp('{ host: 203.0.113.7, port: 4477 }');
+    const result = await runCli(['start', '--config', config], { cwd: dir, env: NO_DEBUG });
+    expect(result.code).toBe(1);
+    const last = result.stderr.trimEnd().split('\n').at(-1);
+    expect(last).toMatch(/^chatskin: cannot listen on 203\.0\.113\.7:4477 \(EADDRNOTAVAIL\): no network interface of this machine has the address 203\.0\.113\.7\./);
+    expect(last).toContain(`Change http.host in ${config}: 127.0.0.1 (this machine only), 0.0.0.0 (every interface)`);
+    expect(result.stderr).not.toContain('    at ');
+  });
+});
+
+describe('an unexpected error', () => {
+  // A database path that is a folder: SQLite cannot open it, an error no command words itself.
+  function folderAsDatabase(): { dir: string; config: string } {
+    const workspace = tempWorkspace();
+    const text = readFileSync(workspace.config, 'utf8').replace(/store: \{[^\n]*\}/, `store: { path: ${JSON.stringify(workspace.dir)} }`);
+    writeFileSync(workspace.config, text);
+    return workspace;
+  }
+
+  it('is one line saying so and how to see the stack trace; exit code 1', async () => {
+    const { dir, config } = folderAsDatabase();
+    const result = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: dir, env: NO_DEBUG });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('chatskin: unexpected error: unable to open database file (run again with CHATSKIN_DEBUG=1 to see the stack trace)\n');
+  });
+
+  it('with CHATSKIN_DEBUG=1 the stack trace follows the line', async () => {
+    const { dir, config } = folderAsDatabase();
+    const result = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: dir, env: { CHATSKIN_DEBUG: '1' } });
+    expect(result.code).toBe(1);
+    const [line, ...rest] = result.stderr.trimEnd().split('\n');
+    expect(line).toBe('chatskin: unexpected error: unable to open database file');
+    expect(rest.join('\n')).toMatch(/^Error: unable to open database file\n {4}at /);
+  });
+
+  it('a refusal (CliError) stays one line without the hint, even with CHATSKIN_DEBUG=1', async () => {
+    const { dir, config } = tempWorkspace();
+    const result = await runCli(['overlays', 'list', 'nobody', '--config', config], { cwd: dir, env: { CHATSKIN_DEBUG: '1' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('chatskin: No account "nobody".\n');
+  });
+
+  it('help names CHATSKIN_DEBUG, as docs/cli.md does', async () => {
+    const help = await runCli(['--help']);
+    expect(help.stdout).toContain('CHATSKIN_DEBUG');
+    expect(readFileSync(join(import.meta.dirname, '../../docs/cli.md'), 'utf8')).toContain('CHATSKIN_DEBUG');
+  });
+});

@@ -19,6 +19,8 @@ import type { Account } from '../service/types.ts';
 import { createChatTransports } from './chat-transports.ts';
 import type { StartedTransports } from './chat-transports.ts';
 import { openService } from './open-service.ts';
+import { healthComponents } from './health-components.ts';
+import type { HealthParts } from './health-components.ts';
 import { publicBaseUrl } from './public-url.ts';
 
 export interface RunningChatskin {
@@ -66,7 +68,9 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
       // One log line per request would drown the host's own logs; errors are still logged.
       logController: new LogController({ disableRequestLogging: true }),
     });
-    registerHealthz(app);
+    // Filled in as the parts are built; /healthz reports those that exist.
+    const parts: HealthParts = {};
+    registerHealthz(app, () => healthComponents(parts));
     registerApi(app, {
       operations: service,
       authenticate: (token) => service.authenticate(token),
@@ -95,8 +99,10 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     // Cleanups run last first: the host stops routing and lets running commands finish (their
     // replies still reach chat) before chat disconnects, then sockets and the database close.
     cleanups.push(() => transports.stop());
+    parts.transports = transports;
     const host = await createHost({ config, logger, overlayClient, chatTransports: transports.list, clock: options.clock });
     cleanups.push(() => host.stop());
+    parts.host = host;
 
     await app.listen({ host: config.http.host, port: config.http.port });
     const address = app.server.address();
@@ -106,6 +112,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     // After chat and plugins: its first catch-up may already fulfil redemptions and reply in chat.
     const redemptions = await startTwitchRedemptions({ config, host, ledger: bindLedger(service, account.id), logger });
     cleanups.push(() => redemptions.stop());
+    parts.redemptions = redemptions;
 
     const baseUrl = publicBaseUrl(config, port);
     return {

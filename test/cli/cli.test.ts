@@ -81,6 +81,10 @@ describe('chatskin CLI', () => {
 
       const health = await fetch(`${host.baseUrl}/healthz`);
       expect(health.status).toBe(200);
+      // No Twitch section: the local chat and the built-in plugins, redemptions off.
+      const components = ((await health.json()) as { components: Record<string, string> }).components;
+      expect(components).toMatchObject({ 'local-chat': 'running', 'plugin:style': 'running', redemptions: 'off' });
+      expect(components['twitch-chat']).toBeUndefined();
       // `overlays list` prints the same browser-source URLs the running host serves.
       const listed = await runCli(['overlays', 'list', 'alice', '--config', config]);
       expect(listed.code).toBe(0);

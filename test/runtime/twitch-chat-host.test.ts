@@ -147,3 +147,36 @@ describe('host with Twitch chat: a graceful stop', () => {
     }
   });
 });
+
+describe('host with Twitch chat: GET /healthz', () => {
+  it('reports the chat connection, each plugin and the redemptions, and a lost connection while still answering ok', async () => {
+    const irc = await FakeTwitchIrc.start();
+    const config = twitchHostConfig(irc, 'chatskin-host-health-');
+    const running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
+    try {
+      await irc.waitForJoin('alice');
+      const health = async () => {
+        const response = await fetch(`${running.baseUrl}/healthz`);
+        expect(response.status).toBe(200);
+        return response.json() as Promise<{ status: string; components: Record<string, string> }>;
+      };
+      expect(await health()).toEqual({
+        status: 'ok',
+        components: {
+          'twitch-chat': 'connected',
+          'plugin:style': 'running',
+          'plugin:skins': 'running',
+          'plugin:grants': 'running',
+          redemptions: 'off',
+        },
+      });
+      // The fake goes away: the process still serves, and says its chat is trying again.
+      await irc.close();
+      await expect.poll(async () => (await health()).components['twitch-chat'], { timeout: 5000 }).toBe('reconnecting');
+      expect((await health()).status).toBe('ok');
+    } finally {
+      await running.close();
+      await irc.close();
+    }
+  });
+});

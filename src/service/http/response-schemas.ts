@@ -34,5 +34,11 @@ export const RESPONSE_SCHEMAS = {
     200: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
   },
   viewerSkins: { 200: dataEnvelope({ type: 'array', items: skinRef }) },
-  healthz: { 200: { type: 'object', required: ['status'], properties: { status: { type: 'string' } } } },
+  healthz: {
+    200: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string' }, components: { type: 'object', additionalProperties: { type: 'string' } } },
+    },
+  },
 } as const;

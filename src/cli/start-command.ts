@@ -1,6 +1,7 @@
 // chatskin start: runs the host until SIGINT/SIGTERM.
+import { resolve } from 'node:path';
 import type { CliOptions } from '../main.ts';
-import { configSecrets } from '../config/index.ts';
+import { configSecrets, resolveConfigPath } from '../config/index.ts';
 import { createLogger, handleProcessFaults, handleShutdownSignals } from '../host/index.ts';
 import { startChatskin } from '../runtime/start-chatskin.ts';
 import { overlayUrl } from '../runtime/public-url.ts';
@@ -23,7 +24,9 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
       ? [`  Remote:  plugins restyle ${config.service.baseUrl}; add that service's overlay to OBS (the one above keeps this host's local style)`]
       : []),
     // A plugin that failed to start is in the logs too, but a person reads this first.
-    ...running.host.plugins.filter((p) => p.state === 'failed').map((p) => `  Plugin ${p.name} is off: ${p.error}`),
+    // Naming the file matters when several configs are about; `plugins.NAME` is where it is enabled.
+    ...running.host.plugins.filter((p) => p.state === 'failed')
+      .map((p) => `  Plugin ${p.name} is off: ${p.error} (plugins.${p.name} in ${resolve(resolveConfigPath(options.config))})`),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   handleShutdownSignals(() => running.close(), { logger });

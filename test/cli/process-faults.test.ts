@@ -32,6 +32,8 @@ describe('chatskin start: faults no handler caught', () => {
   it('names a plugin that failed to start among the URLs', async () => {
     host = await startHost(config, { cwd: dir });
     await expect.poll(() => host.stdout()).toMatch(/Plugin stlye is off: no plugin folder named "stlye"/);
+    // And where it was switched on, so the right file gets fixed.
+    expect(host.stdout()).toContain(`(plugins.stlye in ${config})`);
   });
 
   it('logs a rejection nobody awaited and keeps serving', async () => {

@@ -12,7 +12,7 @@ import { openService } from '../../src/runtime/open-service.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
 import { createPluginFolders } from '../host/plugin-folders.ts';
-import { overlaySocket } from './overlay-socket.ts';
+import { watchDefaultOverlay } from './overlay-socket.ts';
 import { twitchHostConfig } from './twitch-host-config.ts';
 
 // Restyles after a pause, so a stop comes while it is under way.
@@ -55,9 +55,7 @@ describe('chatskin close() while a command is under way', () => {
     const running = await startChatskin(config, {
       logger: pino({ level: 'silent' }), stdin, stdout: { write: (text: string) => { printed += text; } },
     });
-    const [main] = await running.service.listOverlays(running.account.id);
-    const overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
-    await overlay.waitFor((f) => f.type === 'snapshot');
+    const overlay = await watchDefaultOverlay(running);
     const closed = new Promise<number>((resolve) => overlay.socket.once('close', (code) => resolve(code)));
 
     const started = flags.chatskinSlowpokeStarted ?? 0;

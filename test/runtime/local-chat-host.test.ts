@@ -7,18 +7,16 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { parseConfig } from '../../src/config/index.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
-import type { ServerFrame } from '../../src/service/push/protocol.ts';
-import { splitFrames } from '../../src/service/push/protocol.ts';
+import { watchDefaultOverlay } from './overlay-socket.ts';
+import type { OverlaySocket } from './overlay-socket.ts';
 
 describe('host with the local chat (no Twitch credentials)', () => {
   const stdin = new PassThrough();
   let printed = '';
-  const frames: ServerFrame[] = [];
-  let socket: WebSocket;
+  let overlay: OverlaySocket;
   let running: RunningChatskin;
 
   beforeAll(async () => {
@@ -33,31 +31,27 @@ describe('host with the local chat (no Twitch credentials)', () => {
     running = await startChatskin(config, {
       logger: pino({ level: 'silent' }), stdin, stdout: { write: (text: string) => { printed += text; } },
     });
-    const [main] = await running.service.listOverlays(running.account.id);
-    socket = new WebSocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
-    socket.on('message', (data) => frames.push(...splitFrames(String(data)).map((text) => JSON.parse(text) as ServerFrame)));
-    await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+    overlay = await watchDefaultOverlay(running);
   });
 
   afterAll(async () => {
-    socket?.close();
+    overlay?.socket.close();
     await running?.close();
   });
 
   const color = async () => (await running.service.getTemplate(running.account.id)).settings_values['bubble.background-color'];
 
   it('shows a plain line on the overlay', async () => {
-    await expect.poll(() => frames.some((f) => f.type === 'snapshot')).toBe(true);
     stdin.write('hello from the terminal\n');
-    await expect.poll(() => frames.some((f) => f.type === 'chat' && f.event.type === 'message' && f.event.text === 'hello from the terminal')).toBe(true);
+    await overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.text === 'hello from the terminal');
   });
 
   it("ignores a viewer's !style, then applies a moderator's and pushes it live", async () => {
     stdin.write('!style bubble.background-color #00ff00\n');
     stdin.write('/mod !style bubble.background-color #ff0000\n');
     await expect.poll(color).toBe('#ff0000');
-    await expect.poll(() => frames.some((f) => f.type === 'update' && f.style.settings['bubble.background-color'] === '#ff0000')).toBe(true);
-    expect(frames.some((f) => f.type === 'update' && f.style.settings['bubble.background-color'] === '#00ff00')).toBe(false);
+    await overlay.waitFor((f) => f.type === 'update' && f.style.settings['bubble.background-color'] === '#ff0000');
+    expect(overlay.frames.some((f) => f.type === 'update' && f.style.settings['bubble.background-color'] === '#00ff00')).toBe(false);
     await expect.poll(() => printed).toMatch(/bubble\.background-color is now #ff0000/);
   });
 });

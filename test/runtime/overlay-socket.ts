@@ -1,6 +1,7 @@
 // An overlay page's push socket for end-to-end tests: every frame it receives, parsed, with a way
 // to wait for one.
 import WebSocket from 'ws';
+import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { ServerFrame } from '../../src/service/push/protocol.ts';
 import { splitFrames } from '../../src/service/push/protocol.ts';
 
@@ -24,4 +25,12 @@ export function overlaySocket(url: string): OverlaySocket {
     throw new Error(`no matching overlay frame among ${frames.length}`);
   };
   return { socket, frames, waitFor };
+}
+
+/** The push socket of the account's first (default) overlay, once its snapshot came. */
+export async function watchDefaultOverlay(running: RunningChatskin): Promise<OverlaySocket> {
+  const [main] = await running.service.listOverlays(running.account.id);
+  const overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
+  await overlay.waitFor((frame) => frame.type === 'snapshot');
+  return overlay;
 }

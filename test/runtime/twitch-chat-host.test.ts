@@ -4,7 +4,7 @@
 // connection reconnects and rejoins.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { overlaySocket } from './overlay-socket.ts';
+import { watchDefaultOverlay } from './overlay-socket.ts';
 import type { OverlaySocket } from './overlay-socket.ts';
 import { twitchHostConfig } from './twitch-host-config.ts';
 import { openService } from '../../src/runtime/open-service.ts';
@@ -25,9 +25,7 @@ describe('host with Twitch chat (real tmi.js against the fake server)', () => {
     const config = twitchHostConfig(irc, 'chatskin-host-');
     running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
     await irc.waitForJoin('alice');
-    const [main] = await running.service.listOverlays(running.account.id);
-    overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
-    await overlay.waitFor((f) => f.type === 'snapshot');
+    overlay = await watchDefaultOverlay(running);
   });
 
   afterAll(async () => {
@@ -126,9 +124,7 @@ describe('host with Twitch chat: a graceful stop', () => {
       const config = twitchHostConfig(irc, 'chatskin-host-stop-');
       const running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
       await irc.waitForJoin('alice');
-      const [main] = await running.service.listOverlays(running.account.id);
-      const overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
-      await overlay.waitFor((f) => f.type === 'snapshot');
+      const overlay = await watchDefaultOverlay(running);
       const latecomers = [{ login: 'late_one', userId: '2001' }, { login: 'late_two', userId: '2002' }];
       for (const chatter of latecomers) irc.sendPrivmsg('#alice', chatter, 'just got here');
       // Both lines were handled once the overlay shows them; the stop comes at once after.

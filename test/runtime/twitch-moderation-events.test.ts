@@ -3,7 +3,7 @@
 // naming a user) and a cleared chat (CLEARCHAT alone) each become the one chat event docs/push.md
 // describes, so the page takes the removed text off stream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { overlaySocket } from './overlay-socket.ts';
+import { watchDefaultOverlay } from './overlay-socket.ts';
 import type { OverlaySocket } from './overlay-socket.ts';
 import { twitchHostForSuite } from './twitch-host.ts';
 import type { ChatEvent } from '../../src/service/push/protocol.ts';
@@ -19,9 +19,7 @@ describe('moderation in Twitch chat reaches the overlay (real tmi.js against the
 
   beforeAll(async () => {
     const { running } = world;
-    const [main] = await running.service.listOverlays(running.account.id);
-    overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
-    await overlay.waitFor((f) => f.type === 'snapshot');
+    overlay = await watchDefaultOverlay(running);
   });
 
   afterAll(() => {

@@ -3,7 +3,7 @@
 // channel cannot restyle this account's overlay, and other channels' chat stays off the overlay.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { overlaySocket } from './overlay-socket.ts';
+import { watchDefaultOverlay } from './overlay-socket.ts';
 import type { OverlaySocket } from './overlay-socket.ts';
 import { twitchHostConfig } from './twitch-host-config.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
@@ -28,9 +28,7 @@ describe('host joined to another channel besides its own (real tmi.js against th
     running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
     await irc.waitForJoin('alice');
     await irc.waitForJoin('bob');
-    const [main] = await running.service.listOverlays(running.account.id);
-    overlay = overlaySocket(`ws://127.0.0.1:${running.port}/overlay/${main!.token}/ws`);
-    await overlay.waitFor((f) => f.type === 'snapshot');
+    overlay = await watchDefaultOverlay(running);
   });
 
   afterAll(async () => {

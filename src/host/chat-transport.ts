@@ -31,7 +31,17 @@ export type ChatTransportEvent =
   /** The whole chat was cleared. */
   | { type: 'chat-cleared'; channel: string }
   /** The bot's own state in a channel (IRC USERSTATE): tells whether it is a moderator there. */
-  | { type: 'userstate'; channel: string; tags: ChatTags };
+  | { type: 'userstate'; channel: string; tags: ChatTags }
+  /** The channel's slow mode (IRC ROOMSTATE with a `slow` tag): least seconds between a non-moderator's lines, 0 = off. */
+  | { type: 'room-state'; channel: string; slowSeconds: number }
+  /**
+   * The chat did not deliver one of the bot's lines (`text` exactly as sent). `reason` is the
+   * chat's code for it (Twitch's msg-id); `remedy` says what would make it pass if sent again.
+   */
+  | { type: 'line-refused'; channel: string; text: string; reason: string; remedy: RefusalRemedy };
+
+/** What a refused line needs to pass: a wait (slow mode, rate limit), a different text (a duplicate), or nothing will do. */
+export type RefusalRemedy = { kind: 'wait'; ms: number } | { kind: 'differ' } | { kind: 'none' };
 
 export type ChatTransportListener = (event: ChatTransportEvent) => void;
 
@@ -43,7 +53,7 @@ export interface ChatRateLimits {
   userMessages: number;
   /** Messages per window in all, the limit where the bot is moderator or broadcaster. */
   moderatorMessages: number;
-  /** Least time between two messages to one channel where the bot is not a moderator. */
+  /** Least time between two messages to one channel where the bot is not a moderator (a longer slow mode wins). */
   minIntervalMs: number;
   /**
    * Window in which repeating the last message to a channel is dropped by the server when the

@@ -147,13 +147,30 @@ export async function createHost(options: HostOptions): Promise<Host> {
     }
   }
 
+  /** What the reply queue paces by: the bot's status, the slow mode, the lines the chat refused. */
+  const toQueue = (queue: ReplyQueue, event: ChatTransportEvent): void => {
+    switch (event.type) {
+      case 'userstate':
+        queue.setBotState(event.channel, event.tags);
+        break;
+      case 'room-state':
+        queue.setSlowMode(event.channel, event.slowSeconds);
+        break;
+      case 'line-refused':
+        queue.refused(event.channel, event.text, event.reason, event.remedy);
+        break;
+      default:
+        break;
+    }
+  };
+
   const onEvent = (transport: ChatTransport, event: ChatTransportEvent): void => {
     if (stopped !== null) return;
-    if (event.type === 'userstate') {
-      queues.get(transport)!.setBotState(event.channel, event.tags);
+    if (event.type !== 'message') {
+      toQueue(queues.get(transport)!, event);
       return;
     }
-    if (event.type !== 'message' || event.self || !router.couldBeCommand(event.text)) return;
+    if (event.self || !router.couldBeCommand(event.text)) return;
     const chatter = chatUserFromTags(event.tags);
     if (!chatter) return;
     const channel = normalizeChannel(event.channel);

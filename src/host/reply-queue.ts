@@ -2,17 +2,24 @@
 // transport's limits, with over-long replies split. Twitch counts every PRIVMSG against a
 // per-account bucket of 100 per 30 s, and those to channels where the bot is neither moderator
 // nor broadcaster also against a bucket of 20 per 30 s; the bot's status comes from USERSTATE.
+// There a line also waits out the channel's slow mode (ROOMSTATE), which moderators are exempt from.
 // A line counts from when the transport has sent it, not from when the queue handed it over: a
 // line held back (the channel being rejoined after a drop) would otherwise leave with the next one
 // right behind it.
 // Nothing is dropped silently: a reply that cannot be queued is refused (or coalesced with an
-// identical waiting one) with a logged reason, and its promise says so.
+// identical waiting one) with a logged reason, and its promise says so. A line the chat refused
+// for a reason that passes (slow mode, the rate limit, a duplicate) is sent again from here, not
+// by the transport: the queue owns the pacing, so the re-send waits its turn and counts against
+// the limits like any line. It goes ahead of the lines queued after it, at most `maxResends`
+// times; then it is logged as dropped. Its reply had already been settled as sent.
 import type { Logger } from 'pino';
 import { chatRoleOf, hasRole } from './chat-roles.ts';
 import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel } from './chat-transport.ts';
-import type { ChatTags, ChatTransport } from './chat-transport.ts';
+import type { ChatTags, ChatTransport, RefusalRemedy } from './chat-transport.ts';
 import type { Clock, ScheduledTimer } from './clock.ts';
+import { madeToDiffer, withDuplicateSuffix } from './duplicate-suffix.ts';
 import type { ReplyOutcome } from './plugin-api.ts';
+import { SentLines } from './sent-lines.ts';
 import { SlidingWindow } from './sliding-window.ts';
 import { splitMessage, toChatLine } from './split-message.ts';
 
@@ -26,28 +33,23 @@ export interface ReplyQueueOptions {
   maxPartsPerReply?: number;
   /** Longest message. Default 500 (Twitch). */
   maxLength?: number;
+  /** Times one line refused by the chat is sent again before it is dropped (logged). Default 2. */
+  maxResends?: number;
 }
 
 export interface ReplyQueue {
   enqueue(channel: string, text: string): Promise<ReplyOutcome>;
   /** The bot's USERSTATE in a channel: moderator or broadcaster lifts the limit to 100 per window. */
   setBotState(channel: string, tags: ChatTags): void;
+  /** The channel's slow mode (0 = off): where the bot is not a moderator, its lines go at least this far apart. */
+  setSlowMode(channel: string, seconds: number): void;
+  /** The chat did not deliver `text` (as sent): it is sent again if `remedy` says something will make it pass. */
+  refused(channel: string, text: string, reason: string, remedy: RefusalRemedy): void;
   isModerator(channel: string): boolean;
   /** Messages waiting (in one channel, or in all). */
   pending(channel?: string): number;
   /** Refuses new replies and settles the waiting ones as failed (logged). */
   stop(): void;
-}
-
-/** Makes a repeat differ from the last message, which Twitch would otherwise drop unseen. */
-const DUPLICATE_SUFFIX = ' \u{E0000}';
-
-/** `text` made to differ from itself with the suffix; a line too long for it is shortened to make room. */
-function withDuplicateSuffix(text: string, maxLength: number): string {
-  const room = maxLength - DUPLICATE_SUFFIX.length;
-  // splitMessage's first part: cut at a space, or else between graphemes, never mid-character.
-  const kept = text.length <= room ? text : splitMessage(text, Math.max(2, room))[0]!;
-  return kept + DUPLICATE_SUFFIX;
 }
 
 interface Ticket {
@@ -58,13 +60,25 @@ interface Ticket {
   resolve: (outcome: ReplyOutcome) => void;
 }
 
+/** A line to send: a reply's part, or (ticket null) a line sent again after a refusal, which goes as is. */
+interface Waiting {
+  text: string;
+  ticket: Ticket | null;
+  resends: number;
+}
+
 interface ChannelState {
   name: string;
-  waiting: { text: string; ticket: Ticket }[];
+  waiting: Waiting[];
   moderator: boolean;
   sending: boolean;
   lastSentAt: number;
   lastText: string | null;
+  /** Slow mode; it applies only while the bot is not a moderator. */
+  slowMs: number;
+  /** Nothing goes before this (a refusal said to wait). */
+  holdUntil: number;
+  sent: SentLines;
 }
 
 export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
@@ -73,6 +87,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
   const maxQueued = options.maxQueued ?? 50;
   const maxParts = options.maxPartsPerReply ?? 4;
   const maxLength = options.maxLength ?? CHAT_MESSAGE_MAX_LENGTH;
+  const maxResends = options.maxResends ?? 2;
   const limits = transport.limits;
   const allMessages = new SlidingWindow(limits?.windowMs ?? 1);
   const userMessages = new SlidingWindow(limits?.windowMs ?? 1);
@@ -86,7 +101,10 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
   const stateOf = (channel: string): ChannelState => {
     let state = channels.get(channel);
     if (!state) {
-      state = { name: channel, waiting: [], moderator: false, sending: false, lastSentAt: -Infinity, lastText: null };
+      state = {
+        name: channel, waiting: [], moderator: false, sending: false, lastSentAt: -Infinity, lastText: null,
+        slowMs: 0, holdUntil: -Infinity, sent: new SentLines(),
+      };
       channels.set(channel, state);
     }
     return state;
@@ -104,10 +122,11 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
 
   /** When this channel may send next (now or later). */
   const readyAt = (state: ChannelState, now: number): number => {
-    if (!limits) return now;
-    let at = freeAt(allMessages, now, limits.moderatorMessages, inFlight);
+    if (!limits) return Math.max(now, state.holdUntil);
+    let at = Math.max(freeAt(allMessages, now, limits.moderatorMessages, inFlight), state.holdUntil);
     if (!state.moderator) {
-      at = Math.max(at, freeAt(userMessages, now, limits.userMessages, inFlightUser), state.lastSentAt + limits.minIntervalMs);
+      const interval = Math.max(limits.minIntervalMs, state.slowMs);
+      at = Math.max(at, freeAt(userMessages, now, limits.userMessages, inFlightUser), state.lastSentAt + interval);
     }
     return at;
   };
@@ -127,29 +146,32 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
   const send = (state: ChannelState, now: number): void => {
     const item = state.waiting.shift()!;
     let text = item.text;
-    if (limits && !state.moderator && text === state.lastText && now - state.lastSentAt < limits.duplicateWindowMs) {
-      text = withDuplicateSuffix(text, maxLength);
-    }
+    const repeat = limits && !state.moderator && text === state.lastText && now - state.lastSentAt < limits.duplicateWindowMs;
+    // A re-sent line repeats no delivered line: the one it would match was refused.
+    if (repeat && item.ticket !== null) text = withDuplicateSuffix(text, maxLength);
     const moderator = state.moderator;
+    const { ticket } = item;
     inFlight += 1;
     if (!moderator) inFlightUser += 1;
     state.lastText = text;
+    state.sent.sent(text, item.resends);
     state.sending = true;
     // A transport that throws instead of rejecting is handled the same way.
     new Promise<void>((resolve) => {
       resolve(transport.say(state.name, text));
     }).then(
       () => {
-        item.ticket.left -= 1;
-        if (item.ticket.left === 0) settle(item.ticket, { status: 'sent', parts: item.ticket.parts });
+        if (ticket === null) return;
+        ticket.left -= 1;
+        if (ticket.left === 0) settle(ticket, { status: 'sent', parts: ticket.parts });
       },
       (error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
         // The rest of this reply would read wrongly without this part: withdraw it too.
         const before = state.waiting.length;
-        state.waiting = state.waiting.filter((other) => other.ticket !== item.ticket);
+        if (ticket !== null) state.waiting = state.waiting.filter((other) => other.ticket !== ticket);
         logger.error({ channel: state.name, err: error, withdrawnParts: before - state.waiting.length }, 'chat transport could not send a reply');
-        settle(item.ticket, { status: 'failed', reason });
+        if (ticket !== null) settle(ticket, { status: 'failed', reason });
       },
     ).finally(() => {
       // A failed line counts too: it may have reached the wire before the transport failed.
@@ -193,7 +215,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       }
       const state = stateOf(channel);
       if (state.waiting.length + parts.length > maxQueued) {
-        const same = state.waiting.find((item) => item.ticket.line === line);
+        const same = state.waiting.find((item) => item.ticket?.line === line);
         if (same) {
           logger.warn({ channel, queued: state.waiting.length }, 'reply queue full: reply coalesced with the identical one already waiting');
           return Promise.resolve({ status: 'coalesced' });
@@ -206,7 +228,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
         resolve = done;
       });
       const ticket: Ticket = { line, parts: parts.length, left: parts.length, settled: false, resolve };
-      for (const part of parts) state.waiting.push({ text: part, ticket });
+      for (const part of parts) state.waiting.push({ text: part, ticket, resends: 0 });
       pump();
       return promise;
     },
@@ -220,6 +242,43 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
           ? 'bot is moderator or broadcaster here: moderator chat limits apply'
           : 'bot is not a moderator here: ordinary chat limits apply');
       }
+      pump();
+    },
+
+    setSlowMode(rawChannel, seconds) {
+      const state = stateOf(normalizeChannel(rawChannel));
+      const slowMs = Math.max(0, seconds) * 1000;
+      if (slowMs === state.slowMs) return;
+      state.slowMs = slowMs;
+      const channel = state.name;
+      if (slowMs === 0) logger.info({ channel, slowSeconds: 0 }, `slow mode is off in #${channel}`);
+      else if (state.moderator) logger.info({ channel, slowSeconds: seconds }, `slow mode of ${seconds} s in #${channel}: the bot is a moderator there, so it does not wait for it`);
+      else logger.info({ channel, slowSeconds: seconds }, `slow mode of ${seconds} s in #${channel}: the bot's lines there go at least ${seconds} s apart`);
+      pump();
+    },
+
+    refused(rawChannel, text, reason, remedy) {
+      if (stopped) return;
+      const state = stateOf(normalizeChannel(rawChannel));
+      const channel = state.name;
+      const resends = state.sent.take(text);
+      // The transport has logged it; the same line would only be refused again.
+      if (remedy.kind === 'none') return;
+      if (resends >= maxResends) {
+        logger.warn({ channel, reason, resends, text: text.slice(0, 100) },
+          `reply line dropped: the chat refused it ${resends + 1} times, the last for ${reason}`);
+        return;
+      }
+      let again = text;
+      if (remedy.kind === 'wait') state.holdUntil = Math.max(state.holdUntil, clock.now() + remedy.ms);
+      else again = madeToDiffer(text, maxLength);
+      // Behind the lines already waiting to be sent again, ahead of the replies queued after it.
+      let at = 0;
+      while (at < state.waiting.length && state.waiting[at]!.ticket === null) at += 1;
+      state.waiting.splice(at, 0, { text: again, ticket: null, resends: resends + 1 });
+      logger.info({ channel, reason, resend: resends + 1, waitMs: remedy.kind === 'wait' ? remedy.ms : 0 }, remedy.kind === 'wait'
+        ? `the chat refused a reply line (${reason}): sending it again in ${remedy.ms} ms`
+        : `the chat refused a reply line (${reason}): sending it again, made to differ`);
       pump();
     },
 
@@ -240,7 +299,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       for (const state of channels.values()) {
         if (state.waiting.length === 0) continue;
         logger.warn({ channel: state.name, parts: state.waiting.length }, 'host stopping: waiting replies are not sent');
-        for (const item of state.waiting) settle(item.ticket, { status: 'failed', reason: 'the host stopped before it was sent' });
+        for (const item of state.waiting) if (item.ticket !== null) settle(item.ticket, { status: 'failed', reason: 'the host stopped before it was sent' });
         state.waiting = [];
       }
     },

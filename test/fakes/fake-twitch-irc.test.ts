@@ -351,6 +351,43 @@ describe('FakeTwitchIrc protocol details', () => {
     raw.ws.close();
   });
 
+  it('enforces slow mode on its own clock: msg_slowmode for a line too soon, a refused line not counting, moderators exempt', async () => {
+    await irc.close();
+    let now = 1_000_000;
+    irc = await FakeTwitchIrc.start({ now: () => now, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
+    irc.setSlowMode('somechannel', 10, { announce: false });
+    const raw = await rawClient(irc);
+    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel');
+    expect(parseIrcLine(await raw.next((l) => l.includes('ROOMSTATE')))?.tags).toMatchObject({ slow: '10' });
+    const said = async (text: string) => {
+      raw.ws.send(`PRIVMSG #somechannel :${text}`);
+      return irc.waitForPrivmsg((m) => m.text === text);
+    };
+    expect((await said('one')).refused).toBeNull();
+    now += 2_500;
+    expect(await said('two')).toMatchObject({ refused: 'msg_slowmode', at: 1_002_500 });
+    expect(await raw.next((l) => l.includes('NOTICE'))).toBe('@msg-id=msg_slowmode :tmi.twitch.tv NOTICE #somechannel '
+      + ':This room is in slow mode and you are sending messages too quickly. You will be able to talk again in 8 seconds.');
+    // Counted from the last delivered line, not the refused one.
+    now += 7_500;
+    expect((await said('three')).refused).toBeNull();
+
+    const mod = await rawClient(irc);
+    mod.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK modbot\r\nJOIN #somechannel');
+    await mod.next((l) => l.includes('ROOMSTATE'));
+    for (const text of ['m1', 'm2']) {
+      mod.ws.send(`PRIVMSG #somechannel :${text}`);
+      expect((await irc.waitForPrivmsg((m) => m.text === text)).refused).toBeNull();
+    }
+
+    // Announced: a partial ROOMSTATE to the channel, as Twitch sends when a moderator changes it.
+    irc.setSlowMode('#somechannel', 0);
+    expect(await raw.next((l) => l.includes('ROOMSTATE') && l.includes('slow=0'))).toBe(`@room-id=${irc.roomIdOf('somechannel')};slow=0 :tmi.twitch.tv ROOMSTATE :#somechannel`);
+    expect((await said('four')).refused).toBeNull();
+    raw.ws.close();
+    mod.ws.close();
+  });
+
   it('rejects a wait that never comes true, naming what it waited for', async () => {
     await expect(irc.waitForJoin('nobody', { timeoutMs: 20 })).rejects.toThrow('a JOIN of #nobody');
   });

@@ -39,11 +39,16 @@
  * - PRIVMSG from a client: recorded with the time received (`privmsgs`); not echoed
  *   to the sender (Twitch answers with USERSTATE for that channel); relayed with
  *   tags to the other connections in the channel.
+ * - Slow mode (`setSlowMode`): a partial `ROOMSTATE` with `slow=N` to the channel, and a
+ *   PRIVMSG from a chatter who is neither broadcaster nor moderator within N s of their
+ *   last delivered one there gets `NOTICE` `msg_slowmode` instead (recorded with
+ *   `refused: 'msg_slowmode'`). The JOIN burst's ROOMSTATE carries the channel's slow mode.
  * - Unknown commands -> `421 <login> <CMD> :Unknown command`.
  * - Injection: user PRIVMSG with full tags, CLEARMSG, CLEARCHAT (timeout, ban, clear
  *   all), USERNOTICE, NOTICE, RECONNECT, raw lines, abrupt drop of every socket.
- * Not covered: rate limiting and message dropping (Twitch's chat limits); the bot's
- * own limits can be checked from `privmsgs[i].at`.
+ * Not covered: the rate limits and duplicate dropping (Twitch's other chat limits); the
+ * bot's own limits can be checked from `privmsgs[i].at`, stamped by the `now` option's
+ * clock (Date.now by default; a test on a manual clock passes its own).
  *
  * API:
  *   FakeTwitchIrc.start(options?)                     -> Promise<FakeTwitchIrc>
@@ -62,6 +67,8 @@
  *   .sendNotice(channel | '*', msgId, text)
  *   .sendReconnect() / .pingClients() / .dropAllConnections() / .sendRaw(line, channel?)
  *   .partChannel(channel, login?)  the server parts clients (of `login`, if given) from a channel
+ *   .setSlowMode(channel, seconds, { announce? })  slow mode on (0: off); announce: false
+ *     enforces it without the ROOMSTATE, as if the client had missed it
  *   .silent = true | false          stop / start answering clients' lines
  *   .floodPrivmsg(channel, count, build?, options?) -> Promise<FloodResult>
  *   .userIdOf(login) / .roomIdOf(channel)
@@ -70,6 +77,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { FakeSlowMode, slowModeNotice } from './fake-slow-mode.ts';
 import { formatIrcLine, parseIrcLine, type IrcMessage, type IrcTags } from './irc-message.ts';
 import { stableNumericId } from './stable-id.ts';
 import { Waiters, DEFAULT_WAIT_MS } from './waiters.ts';
@@ -95,6 +103,8 @@ export interface FakeTwitchIrcOptions {
   pingIntervalMs?: number;
   /** Start silent (see `silent`). Default false. */
   silent?: boolean;
+  /** The fake's clock (ms) for `at` stamps and slow mode. Default Date.now. */
+  now?: () => number;
 }
 
 /** A chat user as a test describes it; turned into Twitch's tags. */
@@ -160,6 +170,8 @@ export interface ClientPrivmsg {
   text: string;
   /** Whether that connection had joined the channel (Twitch drops it otherwise). */
   joined: boolean;
+  /** The msg-id of the NOTICE answered instead of delivering it (`msg_slowmode`); null when delivered. */
+  refused: string | null;
   tags: IrcTags;
   at: number;
 }
@@ -270,6 +282,8 @@ export class FakeTwitchIrc {
   readonly #options: FakeTwitchIrcOptions;
   readonly #connections = new Map<number, Connection>();
   readonly #waiters = new Waiters();
+  readonly #slowMode = new FakeSlowMode();
+  readonly #now: () => number;
   #nextConnectionId = 1;
   #pingTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -278,6 +292,7 @@ export class FakeTwitchIrc {
     this.#server = server;
     this.#options = options;
     this.silent = options.silent ?? false;
+    this.#now = options.now ?? Date.now;
     server.on('connection', (ws) => this.#accept(ws));
     if (options.pingIntervalMs) {
       this.#pingTimer = setInterval(() => this.pingClients(), options.pingIntervalMs);
@@ -524,6 +539,17 @@ export class FakeTwitchIrc {
     }
   }
 
+  /**
+   * Puts a channel in slow mode for `seconds` (0: off), told to its members with a partial
+   * ROOMSTATE as Twitch does when a moderator changes it; `announce: false` enforces it unsaid.
+   */
+  setSlowMode(channel: string, seconds: number, options: { announce?: boolean } = {}): void {
+    const name = normalizeChannel(channel);
+    this.#slowMode.set(name, seconds);
+    if (options.announce === false) return;
+    this.#toChannel(name, { tags: { 'room-id': this.roomIdOf(name), slow: String(seconds) }, prefix: SERVER, command: 'ROOMSTATE', params: [name] });
+  }
+
   /** Kills every socket without a close frame (as a network failure would). */
   dropAllConnections(): void {
     for (const connection of this.#connections.values()) connection.ws.terminate();
@@ -615,7 +641,7 @@ export class FakeTwitchIrc {
   #handleLine(connection: Connection, raw: string): void {
     const message = parseIrcLine(raw);
     if (message === null) return;
-    this.sent.push({ connectionId: connection.id, login: connection.login, raw, message, at: Date.now() });
+    this.sent.push({ connectionId: connection.id, login: connection.login, raw, message, at: this.#now() });
     if (this.silent) {
       this.#waiters.check();
       return;
@@ -754,7 +780,7 @@ export class FakeTwitchIrc {
       lines.push({ tags: this.#userStateTags(login, channel), prefix: SERVER, command: 'USERSTATE', params: [channel] });
     }
     lines.push({
-      tags: { 'emote-only': '0', 'followers-only': '-1', r9k: '0', 'room-id': this.roomIdOf(channel), slow: '0', 'subs-only': '0' },
+      tags: { 'emote-only': '0', 'followers-only': '-1', r9k: '0', 'room-id': this.roomIdOf(channel), slow: String(this.#slowMode.secondsOf(channel)), 'subs-only': '0' },
       prefix: SERVER,
       command: 'ROOMSTATE',
       params: [channel],
@@ -763,7 +789,7 @@ export class FakeTwitchIrc {
     for (const other of this.#members(channel)) {
       if (other !== connection && other.caps.has('twitch.tv/membership')) this.#writeMessages(other, [joinLine]);
     }
-    this.joins.push({ connectionId: connection.id, login, channel, at: Date.now() });
+    this.joins.push({ connectionId: connection.id, login, channel, at: this.#now() });
   }
 
   #part(connection: Connection, channel: string): void {
@@ -779,22 +805,30 @@ export class FakeTwitchIrc {
     const channel = normalizeChannel(message.params[0] ?? '');
     const text = message.params[1] ?? '';
     const joined = connection.channels.has(channel);
-    this.privmsgs.push({
+    const record: ClientPrivmsg = {
       connectionId: connection.id,
       login: connection.login,
       channel,
       text,
       joined,
+      refused: null,
       tags: message.tags,
-      at: Date.now(),
-    });
+      at: this.#now(),
+    };
+    this.privmsgs.push(record);
     if (!connection.loggedIn || !joined || JUSTINFAN.test(connection.login ?? '')) return;
     const login = connection.login as string;
+    const badges = this.#badgesOf(login, channel);
+    const waitMs = this.#slowMode.waitMs(channel, login, 'broadcaster' in badges || 'moderator' in badges, record.at);
+    if (waitMs > 0) {
+      record.refused = 'msg_slowmode';
+      this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_slowmode' }, prefix: SERVER, command: 'NOTICE', params: [channel, slowModeNotice(waitMs)] }]);
+      return;
+    }
     const id = randomUUID();
     this.#writeMessages(connection, [
       { tags: { ...this.#userStateTags(login, channel), id }, prefix: SERVER, command: 'USERSTATE', params: [channel] },
     ]);
-    const badges = this.#badgesOf(login, channel);
     const relayed: IrcMessage = {
       tags: this.privmsgTags(channel, {
         login,

@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { TWITCH_CHAT_LIMITS } from '../../src/host/chat-transport.ts';
-import { createMemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
 import type { ReplyOutcome } from '../../src/host/plugin-api.ts';
-import { createReplyQueue } from '../../src/host/reply-queue.ts';
-import type { ReplyQueueOptions } from '../../src/host/reply-queue.ts';
 import { botUserstate } from './irc-tags.ts';
-import { captureLogs, LEVEL } from './log-capture.ts';
-import { ManualClock, settle } from './manual-clock.ts';
-
-function setup(options: Partial<ReplyQueueOptions> & { limits?: typeof TWITCH_CHAT_LIMITS | null } = {}) {
-  const transport = createMemoryChatTransport({ name: 'twitch', channels: ['streamer', 'other'], limits: options.limits === undefined ? TWITCH_CHAT_LIMITS : options.limits });
-  const clock = new ManualClock();
-  const start = clock.now();
-  const { logger, entries } = captureLogs();
-  const sentAt: number[] = [];
-  const say = transport.say.bind(transport);
-  transport.say = async (channel, text) => {
-    await say(channel, text);
-    sentAt.push(clock.now() - start);
-  };
-  const queue = createReplyQueue({ transport, clock, logger, maxQueued: 200, ...options });
-  return { transport, clock, queue, logs: entries, sentAt };
-}
+import { LEVEL } from './log-capture.ts';
+import { settle } from './manual-clock.ts';
+import { replyQueueSetup as setup } from './reply-queue-fixture.ts';
 
 describe('reply queue: Twitch limits (sliding 30 s window)', () => {
   it('sends at most 20 messages per 30 s, one per second, to a channel where the bot is not a moderator', async () => {

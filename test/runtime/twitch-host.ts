@@ -1,11 +1,13 @@
 // A whole chatskin (startChatskin) for one describe block: its Twitch chat the fake server driven
-// by the real tmi.js, time a manual clock (cooldowns and reply pacing move only when told), the
-// bot's badges in each USERSTATE chosen by the test. Started in beforeAll, closed in afterAll.
+// by the real tmi.js, time a manual clock (cooldowns, reply pacing and the fake's slow mode and
+// `at` stamps move only when told), the bot's badges in each USERSTATE chosen by the test.
+// Started in beforeAll, closed in afterAll.
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { twitchHostConfig } from './twitch-host-config.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
+import type { ChatTransportEvent } from '../../src/host/chat-transport.ts';
 import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
 import type { Badges, ChatUser, ClientPrivmsg } from '../fakes/fake-twitch-irc.ts';
 import { ManualClock } from '../host/manual-clock.ts';
@@ -20,6 +22,8 @@ export interface TwitchHostOptions {
   config?: Record<string, unknown>;
   /** The bot's badges in #alice, read at each USERSTATE. Default none: not a moderator. */
   botBadges?: () => Badges;
+  /** #alice's slow mode from the start (the ROOMSTATE on join says so). Default off. */
+  slowSeconds?: number;
 }
 
 export class TwitchHost {
@@ -28,6 +32,8 @@ export class TwitchHost {
   readonly clock = new ManualClock();
   /** Chat lines from others the host has received so far. */
   received = 0;
+  /** The Twitch transport's other events so far (USERSTATE, ROOMSTATE, refused lines), once the host has had them. */
+  readonly events: Exclude<ChatTransportEvent, { type: 'message' }>[] = [];
 
   /** The bot's lines (from index `since` of `irc.privmsgs`). */
   botLines = (since = 0): ClientPrivmsg[] => this.irc.privmsgs.slice(since).filter((m) => m.login === BOT);
@@ -48,11 +54,16 @@ export function twitchHostForSuite(options: TwitchHostOptions): TwitchHost {
   const world = new TwitchHost();
   beforeAll(async () => {
     const botBadges = options.botBadges ?? (() => ({}));
-    world.irc = await FakeTwitchIrc.start({ userBadges: (login) => (login === BOT ? botBadges() : {}) });
+    world.irc = await FakeTwitchIrc.start({ userBadges: (login) => (login === BOT ? botBadges() : {}), now: () => world.clock.now() });
+    if (options.slowSeconds !== undefined) world.irc.setSlowMode('alice', options.slowSeconds);
     const config = twitchHostConfig(world.irc, options.dirPrefix, options.config);
     world.running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, clock: world.clock });
     await world.irc.waitForJoin('alice');
-    world.running.transports.twitch!.subscribe((event) => { if (event.type === 'message' && !event.self) world.received += 1; });
+    // Subscribed after the host, so the host has handled each event before the test sees it.
+    world.running.transports.twitch!.subscribe((event) => {
+      if (event.type !== 'message') world.events.push(event);
+      else if (!event.self) world.received += 1;
+    });
   });
   afterAll(async () => {
     await world.running?.close();

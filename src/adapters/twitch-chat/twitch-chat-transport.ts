@@ -22,6 +22,7 @@ import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel, TWITCH_CHAT_LIMITS } from '.
 import type { ChatRateLimits, ChatTags, ChatTransport } from '../../host/chat-transport.ts';
 import { OwnLineEcho } from './own-line-echo.ts';
 import { ReconnectAttempts } from './reconnect-attempts.ts';
+import { refusalRemedy } from './refusal-remedy.ts';
 import { resolveReconnectBackoff } from './reconnect-backoff.ts';
 import type { ReconnectBackoff } from './reconnect-backoff.ts';
 import { SendPause } from './send-pause.ts';
@@ -370,12 +371,11 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     listeners.emit({ type: 'message', channel, text, tags: tags as ChatTags, self: self || isOwnLogin(tags.username) });
   };
 
-  const onUserstate = (channel: string, tags: ChatTags): void => {
+  /** `text`: the bot's line this USERSTATE accepted (it carries the new message's id), paired when it came. */
+  const onUserstate = (channel: string, tags: ChatTags, text: string | null): void => {
     listeners.emit({ type: 'userstate', channel, tags });
-    // After a PRIVMSG, Twitch's USERSTATE carries the new message's id: show the line as chat.
-    if (typeof tags.id !== 'string' || identity === null) return;
-    const text = echo.answered(channel, Date.now());
-    if (text === null) return;
+    // Show the accepted line as chat.
+    if (text === null || identity === null) return;
     const ownTags: ChatTags = {
       ...tags,
       'user-id': botUserId,
@@ -394,14 +394,24 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       logger.info({ channel, msgId, notice: text }, `Twitch chat notice in #${channel}: ${text}`);
       return;
     }
-    // A msg_* notice answers a PRIVMSG that Twitch did not deliver.
+    // A msg_* notice answers a PRIVMSG that Twitch did not deliver. Sending it again is the
+    // reply queue's to do (it paces every line), so the line goes to it with what would let it pass.
     const line = echo.answered(channel, Date.now());
-    logger.warn({ channel, msgId, notice: text, line: line?.slice(0, 100) ?? null },
+    const remedy = refusalRemedy(msgId, text, rateLimitPauseMs);
+    logger[remedy.kind === 'none' ? 'warn' : 'info']({ channel, msgId, notice: text, line: line?.slice(0, 100) ?? null },
       `Twitch did not deliver the bot's message in #${channel} (${msgId}): ${text}`);
     if (msgId === 'msg_ratelimit') {
       pause.hold(rateLimitPauseMs, Date.now());
       logger.warn({ channel, pauseMs: rateLimitPauseMs }, `Twitch says the bot sends too fast: holding its lines for ${rateLimitPauseMs} ms`);
     }
+    if (line !== null) listeners.emit({ type: 'line-refused', channel, text: line, reason: msgId, remedy });
+  };
+
+  // A full ROOMSTATE on join, a partial one when a moderator changes a mode: only one with the
+  // `slow` tag says anything of slow mode.
+  const onRoomState = (channel: string, slow: string): void => {
+    const slowSeconds = Number(slow);
+    if (Number.isInteger(slowSeconds) && slowSeconds >= 0) listeners.emit({ type: 'room-state', channel, slowSeconds });
   };
 
   // Runs for every line (chat too), so it looks at nothing before the command says it is one of its own.
@@ -409,15 +419,25 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     switch (message.command) {
       case 'USERSTATE': {
         // tmi.js has no userstate event; it parses these tags (badges, flags) right after this
-        // tap, in the same turn, so they are read once that is done.
+        // tap, in the same turn, so they are read once that is done. The line it accepted is
+        // paired now, though: a NOTICE refusing the next line may be handled in the same turn,
+        // and Twitch's answers pair with the bot's lines in the order they came.
         const channel = normalizeChannel(message.params[0] ?? '');
-        if (channels.includes(channel)) queueMicrotask(() => onUserstate(channel, { ...message.tags } as ChatTags));
+        if (!channels.includes(channel)) break;
+        const accepted = typeof message.tags['id'] === 'string' && identity !== null ? echo.answered(channel, Date.now()) : null;
+        queueMicrotask(() => onUserstate(channel, { ...message.tags } as ChatTags, accepted));
         break;
       }
       case 'NOTICE': {
         const channel = normalizeChannel(message.params[0] ?? '');
         const msgId = message.tags['msg-id'];
         if (typeof msgId === 'string' && channels.includes(channel)) onNotice(channel, msgId, message.params[1] ?? '');
+        break;
+      }
+      case 'ROOMSTATE': {
+        const channel = normalizeChannel(message.params[0] ?? '');
+        const slow = message.tags['slow'];
+        if (typeof slow === 'string' && channels.includes(channel)) onRoomState(channel, slow);
         break;
       }
       case 'RECONNECT':

@@ -190,17 +190,53 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(logs.entries.some((entry) => entry.msg === 'Twitch chat reconnected: rejoining channels')).toBe(true);
   });
 
-  it("logs a msg_* NOTICE as the bot's line Twitch did not deliver, and other notices as information", async () => {
-    const { transport, logs } = await connected();
+  it("reports a msg_* NOTICE as the bot's line Twitch did not deliver, with what would let it pass, and other notices as information", async () => {
+    const { transport, recorder, logs } = await connected();
     await transport.say(CHANNEL, 'a line Twitch will refuse');
-    irc.sendNotice(CHANNEL, 'msg_duplicate', 'Your message was not sent because it is identical to the previous one you sent.');
+    irc.sendNotice(CHANNEL, 'msg_followersonly', 'This room is in 10 minutes followers-only mode.');
+    expect(await recorder.next('line-refused')).toEqual({
+      type: 'line-refused', channel: CHANNEL, text: 'a line Twitch will refuse', reason: 'msg_followersonly', remedy: { kind: 'none' },
+    });
     await expect.poll(() => logs.entries.find((entry) => entry.msg?.startsWith("Twitch did not deliver the bot's message"))).toMatchObject({
-      level: LEVEL.warn, channel: CHANNEL, msgId: 'msg_duplicate', line: 'a line Twitch will refuse',
+      level: LEVEL.warn, channel: CHANNEL, msgId: 'msg_followersonly', line: 'a line Twitch will refuse',
     });
     irc.sendNotice(CHANNEL, 'emote_only_on', 'This room is now in emote-only mode.');
     await expect.poll(() => logs.entries.find((entry) => entry.msgId === 'emote_only_on')).toMatchObject({
       level: LEVEL.info, msg: `Twitch chat notice in #${CHANNEL}: This room is now in emote-only mode.`,
     });
+  });
+
+  it('reports the slow mode from the ROOMSTATE on join and from a moderator changing it', async () => {
+    const PLAIN = 'plainchannel';
+    irc.setSlowMode(PLAIN, 30);
+    const { transport, recorder } = twitchChat({ channels: [PLAIN] });
+    await transport.start();
+    expect(await recorder.next('room-state')).toEqual({ type: 'room-state', channel: PLAIN, slowSeconds: 30 });
+    const since = recorder.events.length;
+    irc.setSlowMode(PLAIN, 0);
+    expect(await recorder.next('room-state', undefined, since)).toEqual({ type: 'room-state', channel: PLAIN, slowSeconds: 0 });
+    // A ROOMSTATE about another mode says nothing of slow mode.
+    irc.sendRaw(`@emote-only=1;room-id=${irc.roomIdOf(PLAIN)} :tmi.twitch.tv ROOMSTATE #${PLAIN}`, PLAIN);
+    irc.setSlowMode(PLAIN, 5);
+    expect(await recorder.next('room-state', (event) => event.slowSeconds === 5, since)).toBeDefined();
+    expect(recorder.events.slice(since).filter((event) => event.type === 'room-state')).toHaveLength(2);
+  });
+
+  it('hands a line refused for slow mode over with the wait Twitch names (plus a second for its rounding), logged as information', async () => {
+    const PLAIN = 'plainchannel';
+    irc.setSlowMode(PLAIN, 10, { announce: false });
+    const { transport, recorder, logs } = twitchChat({ channels: [PLAIN] });
+    await transport.start();
+    await irc.waitForJoin(PLAIN, { login: BOT });
+    await expect.poll(() => transport.joinedChannels).toEqual([PLAIN]);
+    await transport.say(PLAIN, 'first');
+    await transport.say(PLAIN, 'too soon');
+    const refused = await recorder.next('line-refused');
+    expect(refused).toMatchObject({ channel: PLAIN, text: 'too soon', reason: 'msg_slowmode', remedy: { kind: 'wait' } });
+    // The fake says "10 seconds" (9, had a second passed between the lines).
+    expect([10_000, 11_000]).toContain((refused.remedy as { ms: number }).ms);
+    expect(logs.entries.find((entry) => entry.msgId === 'msg_slowmode')).toMatchObject({ level: LEVEL.info, line: 'too soon' });
+    expect(irc.privmsgs.map((line) => [line.text, line.refused])).toEqual([['first', null], ['too soon', 'msg_slowmode']]);
   });
 
   it('reconnects and rejoins when Twitch sends RECONNECT', async () => {

@@ -1,0 +1,23 @@
+// A reply queue on a memory transport with Twitch's limits and a manual clock; `sentAt` has the
+// time (from the start) at which the transport sent each line.
+import { TWITCH_CHAT_LIMITS } from '../../src/host/chat-transport.ts';
+import { createMemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
+import { createReplyQueue } from '../../src/host/reply-queue.ts';
+import type { ReplyQueueOptions } from '../../src/host/reply-queue.ts';
+import { captureLogs } from './log-capture.ts';
+import { ManualClock } from './manual-clock.ts';
+
+export function replyQueueSetup(options: Partial<ReplyQueueOptions> & { limits?: typeof TWITCH_CHAT_LIMITS | null } = {}) {
+  const transport = createMemoryChatTransport({ name: 'twitch', channels: ['streamer', 'other'], limits: options.limits === undefined ? TWITCH_CHAT_LIMITS : options.limits });
+  const clock = new ManualClock();
+  const start = clock.now();
+  const { logger, entries } = captureLogs();
+  const sentAt: number[] = [];
+  const say = transport.say.bind(transport);
+  transport.say = async (channel, text) => {
+    await say(channel, text);
+    sentAt.push(clock.now() - start);
+  };
+  const queue = createReplyQueue({ transport, clock, logger, maxQueued: 200, ...options });
+  return { transport, clock, queue, logs: entries, sentAt };
+}

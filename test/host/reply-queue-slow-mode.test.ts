@@ -1,0 +1,68 @@
+// The reply queue under a channel's slow mode: where the bot is not a moderator its lines go at
+// least the slow mode apart (the 1 s spacing when that is longer); a moderator is exempt.
+import { describe, expect, it } from 'vitest';
+import { botUserstate } from './irc-tags.ts';
+import { LEVEL } from './log-capture.ts';
+import { replyQueueSetup as setup } from './reply-queue-fixture.ts';
+
+describe('reply queue: slow mode', () => {
+  it('spaces lines by the slow mode where the bot is not a moderator', async () => {
+    const { queue, clock, sentAt } = setup();
+    queue.setSlowMode('#Streamer', 10);
+    for (let index = 0; index < 4; index++) void queue.enqueue('streamer', `line ${index}`);
+    await clock.advance(9_999);
+    expect(sentAt).toEqual([0]);
+    await clock.advance(30_000);
+    expect(sentAt).toEqual([0, 10_000, 20_000, 30_000]);
+  });
+
+  it('does not hold back a moderator (Twitch exempts them)', async () => {
+    const { queue, clock, sentAt } = setup();
+    queue.setBotState('streamer', botUserstate(true));
+    queue.setSlowMode('streamer', 30);
+    for (let index = 0; index < 4; index++) void queue.enqueue('streamer', `line ${index}`);
+    await clock.advance(0);
+    expect(sentAt).toEqual([0, 0, 0, 0]);
+  });
+
+  it('applies a slow mode switched on from the last line sent, and the 1 s spacing once it is off', async () => {
+    const { queue, clock, sentAt } = setup();
+    for (let index = 0; index < 6; index++) void queue.enqueue('streamer', `line ${index}`);
+    await clock.advance(1_000);
+    expect(sentAt).toEqual([0, 1_000]);
+    queue.setSlowMode('streamer', 5);
+    await clock.advance(10_000);
+    expect(sentAt).toEqual([0, 1_000, 6_000, 11_000]);
+    queue.setSlowMode('streamer', 0);
+    await clock.advance(2_000);
+    expect(sentAt).toEqual([0, 1_000, 6_000, 11_000, 12_000, 13_000]);
+  });
+
+  it('is per channel: another channel keeps the 1 s spacing', async () => {
+    const { queue, clock, transport } = setup();
+    queue.setSlowMode('streamer', 20);
+    for (let index = 0; index < 3; index++) {
+      void queue.enqueue('streamer', `s${index}`);
+      void queue.enqueue('other', `o${index}`);
+    }
+    await clock.advance(2_000);
+    expect(transport.sent.filter((line) => line.channel === 'other')).toHaveLength(3);
+    expect(transport.sent.filter((line) => line.channel === 'streamer')).toHaveLength(1);
+  });
+
+  it('logs a change of slow mode once, saying whether it holds the bot back', () => {
+    const { queue, logs } = setup();
+    queue.setSlowMode('streamer', 0);
+    queue.setSlowMode('streamer', 30);
+    queue.setSlowMode('streamer', 30);
+    queue.setBotState('other', botUserstate(true));
+    queue.setSlowMode('other', 30);
+    queue.setSlowMode('streamer', 0);
+    const slow = logs.filter((entry) => /slow mode/.test(entry.msg ?? ''));
+    expect(slow.map((entry) => [entry.level, entry.channel, entry.msg])).toEqual([
+      [LEVEL.info, 'streamer', "slow mode of 30 s in #streamer: the bot's lines there go at least 30 s apart"],
+      [LEVEL.info, 'other', 'slow mode of 30 s in #other: the bot is a moderator there, so it does not wait for it'],
+      [LEVEL.info, 'streamer', 'slow mode is off in #streamer'],
+    ]);
+  });
+});

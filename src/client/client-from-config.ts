@@ -19,6 +19,7 @@ export const overlayClientConfigSchema = z.discriminatedUnion('mode', [
     timeoutMs: z.number().int().positive().optional(),
     maxRetries: z.number().int().min(0).max(10).optional(),
     maxRetryAfterMs: z.number().int().min(0).optional(),
+    maxResponseBytes: z.number().int().min(1).max(2 ** 30).optional(),
   }),
 ]);
 

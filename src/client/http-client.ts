@@ -47,6 +47,8 @@ export interface HttpClientOptions {
   userAgent?: string;
   /** Per attempt, from sending to the last byte of the answer. Default 10000. */
   timeoutMs?: number;
+  /** Longest answer body read; a longer one is cut off and refused (invalid_response). Default 4 MiB. */
+  maxResponseBytes?: number;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;
   /** Longest Retry-After waited out before giving up with the 429. Default 60000. */
@@ -92,6 +94,7 @@ class AttemptFailure {
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 const HEADER_TEXT = /^[\x20-\x7e]+$/;
 const MAX_TIMER_MS = 2_147_483_647;
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 function integerOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -158,6 +161,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     throw new TypeError('createHttpClient: userAgent must be a non-empty header value such as "MyTool/1.0"');
   }
   const timeoutMs = integerOption('timeoutMs', options.timeoutMs, 10_000, 1, MAX_TIMER_MS);
+  const maxResponseBytes = integerOption('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1, 2 ** 30);
   const policy: RetryPolicy = {
     maxRetries: integerOption('maxRetries', options.maxRetries, DEFAULT_RETRY_POLICY.maxRetries, 0, 10),
     maxRetryAfterMs: integerOption(
@@ -201,8 +205,9 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         await response.body.dump();
         return { status: response.statusCode, headers: response.headers, text: '' };
       }
-      return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+      return { status: response.statusCode, headers: response.headers, text: await readCapped(call, response.statusCode, response.body) };
     } catch (error) {
+      if (error instanceof AttemptFailure) throw error;
       if (controller.signal.aborted) {
         const timeout = new OverlayStyleError({
           status: 0, kind: 'timeout', message: `${describe(call)} got no complete answer within ${timeoutMs} ms.`, cause: error,
@@ -223,6 +228,31 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The body as text, refused past maxResponseBytes: a service never sends that much (a template
+   * is about 9 KB), so a longer answer is a wrong URL or a broken server, and is not kept in memory.
+   */
+  async function readCapped(call: Call, status: number, body: Dispatcher.ResponseData['body']): Promise<string> {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > maxResponseBytes) {
+        body.destroy();
+        const tooLong = new OverlayStyleError({
+          status,
+          kind: 'invalid_response',
+          message: `${describe(call)} answered ${status} with a body over ${maxResponseBytes} bytes (maxResponseBytes); it was not read further.`,
+        });
+        // It was answered, so it may have been done: not sent again.
+        throw new AttemptFailure(tooLong, true, false);
+      }
+      chunks.push(chunk);
+    }
+    // As undici's body.text() does: UTF-8, a leading BOM dropped.
+    return new TextDecoder().decode(Buffer.concat(chunks, bytes));
   }
 
   function errorFromAnswer(call: Call, answer: Answer): OverlayStyleError {

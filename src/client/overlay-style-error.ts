@@ -9,7 +9,8 @@ import type { FieldErrors, ServiceError } from '../service/types.ts';
  * - `redirect`: a 3xx arrived instead of JSON (never followed; usually a wrong base URL);
  * - `timeout`: no complete answer within the per-request timeout (`status` 0);
  * - `network`: the connection failed (refused, reset, DNS; `status` 0);
- * - `invalid_response`: a success status whose body is not the JSON envelope the spec promises;
+ * - `invalid_response`: a success status whose body is not the JSON envelope the spec promises,
+ *   or an answer longer than the client reads (maxResponseBytes);
  * - `unsupported`: the operation has no spec endpoint, so a remote service cannot do it
  *   (`status` 0, nothing was sent); it needs the bundled service.
  */

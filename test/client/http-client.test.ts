@@ -299,6 +299,62 @@ describe('timeouts, over a real socket', () => {
   });
 });
 
+describe('an answer body past maxResponseBytes, over a real socket', () => {
+  let server: Server;
+  let baseUrl: string;
+  let requests: number;
+  /** Bytes the server got written before the client hung up. */
+  let written: number;
+  let hungUp: Promise<void>;
+
+  beforeEach(async () => {
+    requests = 0;
+    written = 0;
+    let onHangUp!: () => void;
+    hungUp = new Promise((resolve) => { onHangUp = resolve; });
+    // A 200 whose body never ends: 64 KiB at a time for as long as the client reads.
+    server = createServer((request, response) => {
+      requests += 1;
+      request.resume();
+      response.writeHead(200, JSON_HEADERS);
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!response.destroyed && response.write(chunk)) written += chunk.length;
+        if (!response.destroyed) response.once('drain', pump);
+      };
+      response.on('close', onHangUp);
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('stops reading, hangs up and refuses it as invalid_response, without a retry', async () => {
+    const agent = new Agent();
+    try {
+      const error = await rejection(client({ baseUrl, dispatcher: agent, maxResponseBytes: 256 * 1024, maxRetries: 2 }).getTemplate(7));
+      expect(error.kind).toBe('invalid_response');
+      expect(error.status).toBe(200);
+      expect(error.message).toBe(`GET ${baseUrl}/template?preset_id=7 answered 200 with a body over 262144 bytes (maxResponseBytes); it was not read further.`);
+      await hungUp;
+      // Far less than the default timeout's worth of an endless body: the client let go early.
+      expect(written).toBeLessThan(16 * 1024 * 1024);
+      expect(requests).toBe(1);
+    } finally {
+      await agent.destroy();
+    }
+  });
+
+  it('refuses a maxResponseBytes that is not a positive integer', () => {
+    expect(() => client({ maxResponseBytes: 0 })).toThrow(/maxResponseBytes must be an integer from 1/);
+  });
+});
+
 describe('error mapping', () => {
   it('keeps a 422 message and its field errors', async () => {
     const errors = { 'values.bubble.width': ['The bubble.width must be at most 10000.'], scope: ['The scope field is required.'] };

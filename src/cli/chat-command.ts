@@ -1,6 +1,6 @@
 // chatskin chat say TEXT: hands a chat line to a running host's local chat (loopback only).
 import type { CliOptions } from '../main.ts';
-import { publicBaseUrl } from '../runtime/public-url.ts';
+import { localBaseUrl } from '../runtime/public-url.ts';
 import { loadCliConfig } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
 
@@ -10,7 +10,7 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   const [action, ...words] = args;
   const text = words.join(' ').trim();
   if (action !== 'say' || text === '') throw new CliError(`Usage: ${USAGE}`);
-  const base = typeof options.flags.url === 'string' ? options.flags.url.replace(/\/+$/, '') : publicBaseUrl(loadCliConfig(options));
+  const base = typeof options.flags.url === 'string' ? options.flags.url.replace(/\/+$/, '') : localBaseUrl(loadCliConfig(options));
   const body = { text, login: options.flags.as, role: options.flags.role };
   let response: Response;
   try {

@@ -33,7 +33,8 @@ const COMMAND_HELP: Record<string, string> = {
 Starts the whole host in one process: the overlay style service's HTTP API
 (http://HOST:PORT/api/v1, from config http.host and http.port), the overlay
 browser source (/overlay/TOKEN), its live push WebSocket, the bot with its
-plugins, and, with no Twitch credentials, the local chat. Prints the URLs.
+plugins, and, with no Twitch credentials, the local chat. Prints the URLs,
+the local chat's browser page (/local/chat/say) among them.
 GET /healthz answers 200 once ready. SIGINT/SIGTERM shut down gracefully.
 An address it cannot listen on (port in use, a port below 1024 without the
 rights, a host that is not this machine's) stops it with exit code 1 and a

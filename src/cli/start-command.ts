@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import type { CliOptions } from '../main.ts';
 import { configSecrets, resolveConfigPath } from '../config/index.ts';
 import { createLogger, handleProcessFaults, handleShutdownSignals } from '../host/index.ts';
+import { LOCAL_CHAT_SAY_PATH } from '../adapters/index.ts';
 import { startChatskin } from '../runtime/start-chatskin.ts';
-import { overlayUrl } from '../runtime/public-url.ts';
+import { localBaseUrl, overlayUrl } from '../runtime/public-url.ts';
 import { loadCliConfig, requireArgs } from './cli-context.ts';
 
 export async function run(args: string[], options: CliOptions): Promise<void> {
@@ -19,6 +20,10 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
     `  API:     ${running.apiUrl}`,
     `  Health:  ${running.baseUrl}/healthz`,
     ...overlays.map((o) => `  Overlay: ${overlayUrl(running.baseUrl, o.token)}   (${o.name}${o.isDefault ? ', default' : ''})`),
+    // Loopback only, so the listening address even behind a proxy.
+    ...(config.localChat.enabled
+      ? [`  Chat:    ${localBaseUrl(config, running.port)}${LOCAL_CHAT_SAY_PATH}   (the local chat in a browser on this machine)`]
+      : []),
     // The local overlay shows the local store's style, which the plugins no longer change.
     ...(config.service.mode === 'remote'
       ? [`  Remote:  plugins restyle ${config.service.baseUrl}; add that service's overlay to OBS (the one above keeps this host's local style)`]

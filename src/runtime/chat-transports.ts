@@ -50,7 +50,11 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
     })
     : null;
   // The route must exist before the server listens; it answers loopback clients only.
-  if (local) registerLocalChatSayRoute(deps.app, local);
+  if (local) {
+    registerLocalChatSayRoute(deps.app, local, {
+      overlayToken: async () => (await deps.service.listOverlays(deps.account.id)).find((overlay) => overlay.isDefault)?.token ?? null,
+    });
+  }
 
   const seen = createViewerRegistrationFilter();
   const registrations = createViewerRegistrationQueue({

@@ -6,14 +6,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
-/** A workspace config with its `http:` line replaced. */
-function workspaceWithHttp(http: string): { dir: string; config: string } {
-  const workspace = tempWorkspace();
-  const text = readFileSync(workspace.config, 'utf8').replace('http: { host: 127.0.0.1, port: 0 }', `http: ${http}`);
-  writeFileSync(workspace.config, text);
-  return workspace;
-}
-
 const NO_DEBUG = { CHATSKIN_DEBUG: '' };
 
 describe('chatskin start on an address it cannot listen on', () => {
@@ -23,7 +15,7 @@ describe('chatskin start on an address it cannot listen on', () => {
   it('a busy port: names the address, http.port and the config file, exit code 1', async () => {
     first = await startHost(tempWorkspace().config);
     const port = Number(new URL(first.baseUrl).port);
-    const { dir, config } = workspaceWithHttp(`{ host: 127.0.0.1, port: ${port} }`);
+    const { dir, config } = tempWorkspace('', `{ host: 127.0.0.1, port: ${port} }`);
     const second = await runCli(['start', '--config', config], { cwd: dir, env: NO_DEBUG });
     expect(second.code).toBe(1);
     const last = second.stderr.trimEnd().split('\n').at(-1);
@@ -37,7 +29,7 @@ describe('chatskin start on an address it cannot listen on', () => {
 
   it('an address of no interface of this machine: names it, http.host and the config file', async () => {
     // 203.0.113.0/24 is TEST-NET-3, reserved for documentation: never a local address.
-    const { dir, config } = workspaceWithHttp('{ host: 203.0.113.7, port: 4477 }');
+    const { dir, config } = tempWorkspace('', '{ host: 203.0.113.7, port: 4477 }');
     const result = await runCli(['start', '--config', config], { cwd: dir, env: NO_DEBUG });
     expect(result.code).toBe(1);
     const last = result.stderr.trimEnd().split('\n').at(-1);

@@ -14,12 +14,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** A temp folder with a config whose database lives inside it, on a free port. */
-export function tempWorkspace(extraYaml = ''): { dir: string; config: string } {
+/** A temp folder with a config whose database lives inside it, on a free port unless `http` says otherwise. */
+export function tempWorkspace(extraYaml = '', http = '{ host: 127.0.0.1, port: 0 }'): { dir: string; config: string } {
   const dir = mkdtempSync(join(tmpdir(), 'chatskin-cli-'));
   const config = join(dir, 'config.yaml');
   writeFileSync(config, [
-    'http: { host: 127.0.0.1, port: 0 }',
+    `http: ${http}`,
     `store: { path: ${JSON.stringify(join(dir, 'db.sqlite'))} }`,
     'channel: { login: alice }',
     'localChat: { enabled: true, stdin: false }',

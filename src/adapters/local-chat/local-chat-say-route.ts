@@ -1,6 +1,7 @@
 // POST /local/chat/say: a chat line for the local chat, as if typed in the terminal; what
-// `chatskin chat say` calls. Loopback only, by the same rule as POST /local/chat (a connection
-// from this machine with no proxy headers); everyone else gets 403 before the body is read.
+// `chatskin chat say` and the page at GET /local/chat/say (local-chat-page.ts) call. Loopback
+// only, by the same rule as POST /local/chat (a connection from this machine with no proxy
+// headers); everyone else gets 403 before the body is read.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { CHAT_MESSAGE_MAX_LENGTH } from '../../host/chat-transport.ts';
@@ -10,6 +11,7 @@ import { fieldErrorsOf } from '../../service/push/local-chat-input.ts';
 import { isLocalRequest } from '../../service/push/local-chat-route.ts';
 import { validationError } from '../../service/types.ts';
 import { LOCAL_ROLE_WORDS, roleOfWord } from './local-chat-chatter.ts';
+import { LOCAL_CHAT_PAGE_CSP, LOCAL_CHAT_PAGE_SCRIPT_PATH, localChatPageHtml, localChatPageScript } from './local-chat-page.ts';
 import { LocalChatInputError } from './local-chat-transport.ts';
 import type { LocalChatTransport } from './local-chat-transport.ts';
 
@@ -31,7 +33,13 @@ const sayBodySchema = z.strictObject({
     : 'must be a JSON object with text, and optionally login and role'),
 });
 
-export function registerLocalChatSayRoute(app: FastifyInstance, transport: LocalChatTransport): void {
+export interface LocalChatSayRouteOptions {
+  /** The token of the overlay the page shows beside its form (the channel's default); null for none. */
+  overlayToken?: () => Promise<string | null>;
+}
+
+export function registerLocalChatSayRoute(app: FastifyInstance, transport: LocalChatTransport, options: LocalChatSayRouteOptions = {}): void {
+  const script = localChatPageScript();
   app.register(async (local) => {
     registerJsonBodyParsers(local, BODY_LIMIT_BYTES);
     local.setErrorHandler((error, request, reply) => {
@@ -42,9 +50,25 @@ export function registerLocalChatSayRoute(app: FastifyInstance, transport: Local
     local.addHook('onRequest', async (request, reply) => {
       if (!isLocalRequest(request)) {
         return reply.code(403).type('application/json; charset=utf-8')
-          .send({ message: `POST ${LOCAL_CHAT_SAY_PATH} only answers requests from this machine (a loopback address, no proxy headers).` });
+          .send({ message: `${request.method} ${request.routeOptions.url ?? LOCAL_CHAT_SAY_PATH} only answers requests from this machine (a loopback address, no proxy headers).` });
       }
     });
+    local.get(LOCAL_CHAT_SAY_PATH, async (_request, reply) => {
+      const token = (await options.overlayToken?.()) ?? null;
+      return reply
+        .header('Content-Security-Policy', LOCAL_CHAT_PAGE_CSP)
+        .header('Cache-Control', 'no-store')
+        // The overlay's token is in the frame's address: never send it on.
+        .header('Referrer-Policy', 'no-referrer')
+        .header('X-Content-Type-Options', 'nosniff')
+        .type('text/html; charset=utf-8')
+        .send(localChatPageHtml(transport.channel, LOCAL_CHAT_SAY_PATH, token));
+    });
+    local.get(LOCAL_CHAT_PAGE_SCRIPT_PATH, async (_request, reply) => reply
+      .header('Cache-Control', 'no-cache')
+      .header('X-Content-Type-Options', 'nosniff')
+      .type('text/javascript; charset=utf-8')
+      .send(script));
     local.post(LOCAL_CHAT_SAY_PATH, async (request, reply) => {
       const parsed = sayBodySchema.safeParse(request.body);
       if (!parsed.success) throw validationError(fieldErrorsOf(parsed.error));

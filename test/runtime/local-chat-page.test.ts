@@ -1,0 +1,109 @@
+// The local chat page (GET /local/chat/say) in real headless Chromium against the whole host with
+// the local chat and no Twitch: a line typed there as a moderator restyles the overlay shown
+// beside the form, the bot's answer appears in that overlay, a refused line says why on the page,
+// and nobody but this machine gets the page.
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/index.ts';
+import { startChatskin } from '../../src/runtime/start-chatskin.ts';
+import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+
+describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
+  let running: RunningChatskin;
+  let browser: Browser;
+  let page: Page;
+  let overlay: Frame;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatskin-local-page-'));
+    const config = parseConfig({
+      http: { host: '127.0.0.1', port: 0 },
+      store: { path: join(dir, 'db.sqlite') },
+      channel: { login: 'streamer' },
+      localChat: { stdin: false },
+      // No font stylesheets, emotes from a closed port: the test never reaches the internet.
+      overlay: { googleFontsCss: null, emoteCdn: 'http://127.0.0.1:9/emotes' },
+      log: { level: 'silent' },
+    });
+    running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, stdout: { write: () => true } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    page = await browser.newPage({ viewport: { width: 900, height: 800 } });
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.goto(`${running.baseUrl}/local/chat/say`);
+    await page.waitForFunction(() => document.body.dataset.status === 'ready');
+    const frame = await (await page.waitForSelector('iframe')).contentFrame();
+    overlay = frame!;
+    await overlay.waitForFunction(() => document.body.dataset.status === 'live');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await running?.close();
+  });
+
+  async function say(text: string, options: { login?: string; role?: string } = {}): Promise<{ state: string; text: string }> {
+    await page.fill('[name=login]', options.login ?? '');
+    await page.selectOption('[name=role]', options.role ?? 'viewer');
+    await page.fill('[name=text]', text);
+    await page.evaluate(() => { delete document.querySelector<HTMLElement>('#status')!.dataset.state; });
+    await page.click('button[type=submit]');
+    await page.waitForFunction(() => document.querySelector<HTMLElement>('#status')!.dataset.state !== undefined);
+    return page.$eval('#status', (el) => ({ state: (el as HTMLElement).dataset.state!, text: el.textContent ?? '' }));
+  }
+
+  const color = async () => (await running.service.getTemplate(running.account.id)).settings_values['bubble.background-color'];
+
+  it("shows the channel's default overlay beside the form", async () => {
+    const [main] = await running.service.listOverlays(running.account.id);
+    expect(overlay.url()).toBe(`${running.baseUrl}/overlay/${main!.token}`);
+    expect(await page.title()).toBe('chatskin local chat: #streamer');
+  });
+
+  it("restyles the overlay from a moderator's line, shows the line and the bot's answer there, and clears the input", async () => {
+    const status = await say('!style bubble.background-color #00ff00', { login: 'modguy', role: 'moderator' });
+    expect(status).toEqual({ state: 'sent', text: 'Sent to the local chat of #streamer as modguy (moderator).' });
+    expect(await page.inputValue('[name=text]')).toBe('');
+    await expect.poll(color).toBe('#00ff00');
+    await overlay.waitForFunction(() => document.body.textContent!.includes('bubble.background-color is now #00ff00'));
+    expect(await overlay.evaluate(() => document.body.textContent)).toContain('!style bubble.background-color #00ff00');
+  });
+
+  it("does nothing for a viewer's identical line", async () => {
+    await say('!style bubble.background-color #0000ff', { login: 'someviewer' });
+    // A later moderator line is answered: by then the viewer's line was handled.
+    await say('!style show bubble.background-color', { login: 'modguy', role: 'moderator' });
+    await overlay.waitForFunction(() => document.body.textContent!.includes('bubble.background-color is #00ff00'));
+    expect(await color()).toBe('#00ff00');
+  });
+
+  it('says on the page why a line was refused, and keeps it in the input', async () => {
+    const status = await say('hello', { login: 'not a login!' });
+    expect(status.state).toBe('error');
+    expect(status.text).toBe('The login must be a Twitch login: 1 to 25 letters, digits or _');
+    expect(await page.inputValue('[name=text]')).toBe('hello');
+    expect(errors).toEqual([]);
+  });
+
+  it('is served to this machine only, and may not be framed by another site', async () => {
+    const own = await fetch(`${running.baseUrl}/local/chat/say`);
+    expect(own.status).toBe(200);
+    expect(own.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const proxied = await fetch(`${running.baseUrl}/local/chat/say`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(proxied.status).toBe(403);
+    expect(await proxied.json()).toEqual({ message: 'GET /local/chat/say only answers requests from this machine (a loopback address, no proxy headers).' });
+    const script = await fetch(`${running.baseUrl}/local/chat/say.js`, { headers: { forwarded: 'for=203.0.113.9' } });
+    expect(script.status).toBe(403);
+  });
+});

@@ -1,6 +1,6 @@
 // The Twitch chat transport's options from the config's `twitch` section.
 import type { TwitchConfig } from '../../config/config-schema.ts';
-import type { TwitchChatOptions } from './twitch-chat-transport.ts';
+import type { TwitchChatOptions } from './twitch-chat-options.ts';
 
 export function twitchChatOptionsFromConfig(twitch: TwitchConfig): TwitchChatOptions {
   return {

@@ -1,0 +1,148 @@
+// What a tmi.js client hears in the configured channels, as the transport's chat events: chat
+// lines (cheers among them), moderators' deletions and clears, the bot's USERSTATE with its own
+// accepted line shown as chat, slow mode, and Twitch's refusals (notices.ts). Every chat line
+// passes through onMessage and the parsed-line tap, so those two do no more than they must.
+import type { Logger } from 'pino';
+import type tmi from 'tmi.js';
+import type { ChatListeners } from '../chat-listeners.ts';
+import { normalizeChannel } from '../../host/chat-transport.ts';
+import type { ChatTags } from '../../host/chat-transport.ts';
+import { createNoticeHandler } from './notices.ts';
+import type { OwnLineEcho } from './own-line-echo.ts';
+import { tapParsedLines } from './parsed-line-tap.ts';
+import type { RawIrcMessage } from './parsed-line-tap.ts';
+import type { SendPause } from './send-pause.ts';
+import type { TwitchChatIdentity } from './twitch-chat-options.ts';
+
+/** Wraps a handler so that it runs only while its client is the transport's current one. */
+export type IfCurrentClient = <Args extends unknown[]>(handler: (...args: Args) => void) => (...args: Args) => void;
+
+export interface ChatEventsOptions {
+  channels: readonly string[];
+  identity: TwitchChatIdentity | null;
+  listeners: ChatListeners;
+  echo: OwnLineEcho;
+  pause: SendPause;
+  rateLimitPauseMs: number;
+  logger: Logger;
+  /** Twitch sent RECONNECT: the drop that follows is expected. */
+  onReconnectAsked(): void;
+}
+
+export interface ChatEvents {
+  /** Listens to a new client's chat; `ifCurrent` keeps a client given up on from being heard. */
+  attach(client: tmi.Client, ifCurrent: IfCurrentClient): void;
+}
+
+export function createChatEvents(options: ChatEventsOptions): ChatEvents {
+  const { channels, identity, listeners, echo, onReconnectAsked } = options;
+  const onNotice = createNoticeHandler(options);
+  // The bot's own lines shown as chat carry these: Twitch gives them on login (GLOBALUSERSTATE)
+  // and on each join (ROOMSTATE).
+  let botUserId: string | null = null;
+  const roomIds = new Map<string, string>();
+
+  const isOwnLogin = (login: unknown): boolean => identity !== null && typeof login === 'string' && login.toLowerCase() === identity.login;
+
+  const onMessage = (rawChannel: string, tags: tmi.ChatUserstate, text: string, self: boolean): void => {
+    // Whispers come through the same tmi.js event, with the sender as "channel".
+    if (tags['message-type'] === 'whisper') return;
+    const channel = normalizeChannel(rawChannel);
+    if (!channels.includes(channel)) return;
+    // The bot's account chatting from elsewhere counts as the bot too: never answer yourself.
+    listeners.emit({ type: 'message', channel, text, tags: tags as ChatTags, self: self || isOwnLogin(tags.username) });
+  };
+
+  /** `text`: the bot's line this USERSTATE accepted (it carries the new message's id), paired when it came. */
+  const onUserstate = (channel: string, tags: ChatTags, text: string | null): void => {
+    listeners.emit({ type: 'userstate', channel, tags });
+    // Show the accepted line as chat.
+    if (text === null || identity === null) return;
+    const ownTags: ChatTags = {
+      ...tags,
+      'user-id': botUserId,
+      'room-id': roomIds.get(channel) ?? null,
+      username: identity.login,
+      emotes: null,
+      'emotes-raw': null,
+      'message-type': 'chat',
+      'tmi-sent-ts': String(Date.now()),
+    };
+    listeners.emit({ type: 'message', channel, text, tags: ownTags, self: true });
+  };
+
+  // A full ROOMSTATE on join, a partial one when a moderator changes a mode: only one with the
+  // `slow` tag says anything of slow mode.
+  const onRoomState = (channel: string, slow: string): void => {
+    const slowSeconds = Number(slow);
+    if (Number.isInteger(slowSeconds) && slowSeconds >= 0) listeners.emit({ type: 'room-state', channel, slowSeconds });
+  };
+
+  // Runs for every line (chat too), so it looks at nothing before the command says it is one of its own.
+  const onRawMessage = (message: RawIrcMessage): void => {
+    switch (message.command) {
+      case 'USERSTATE': {
+        // tmi.js has no userstate event; it parses these tags (badges, flags) right after this
+        // tap, in the same turn, so they are read once that is done. The line it accepted is
+        // paired now, though: a NOTICE refusing the next line may be handled in the same turn,
+        // and Twitch's answers pair with the bot's lines in the order they came.
+        const channel = normalizeChannel(message.params[0] ?? '');
+        if (!channels.includes(channel)) break;
+        const accepted = typeof message.tags['id'] === 'string' && identity !== null ? echo.answered(channel, Date.now()) : null;
+        queueMicrotask(() => onUserstate(channel, { ...message.tags } as ChatTags, accepted));
+        break;
+      }
+      case 'NOTICE': {
+        const channel = normalizeChannel(message.params[0] ?? '');
+        const msgId = message.tags['msg-id'];
+        if (typeof msgId === 'string' && channels.includes(channel)) onNotice(channel, msgId, message.params[1] ?? '');
+        break;
+      }
+      case 'ROOMSTATE': {
+        const channel = normalizeChannel(message.params[0] ?? '');
+        const slow = message.tags['slow'];
+        if (typeof slow === 'string' && channels.includes(channel)) onRoomState(channel, slow);
+        break;
+      }
+      case 'RECONNECT':
+        onReconnectAsked();
+        break;
+      default:
+        break;
+    }
+  };
+
+  // A real tmi.js event that @types/tmi.js does not list.
+  const onGlobalUserstate = (tags: Record<string, unknown>): void => {
+    if (typeof tags['user-id'] === 'string') botUserId = tags['user-id'];
+  };
+
+  const userCleared = (rawChannel: string, tags: tmi.TimeoutUserstate | tmi.BanUserstate): void => {
+    const userId: unknown = tags['target-user-id'];
+    if (typeof userId === 'string' && userId !== '') listeners.emit({ type: 'user-cleared', channel: normalizeChannel(rawChannel), userId });
+  };
+
+  return {
+    attach(client, ifCurrent) {
+      client.on('message', ifCurrent(onMessage));
+      // tmi.js gives a line with bits only as `cheer`, never as `message`.
+      client.on('cheer', ifCurrent((rawChannel: string, tags: tmi.ChatUserstate, text: string) => onMessage(rawChannel, tags, text, false)));
+      client.on('globaluserstate' as never, ifCurrent(onGlobalUserstate) as never);
+      client.on('roomstate', ifCurrent((rawChannel: string, tags: { 'room-id'?: string }) => {
+        if (typeof tags['room-id'] === 'string') roomIds.set(normalizeChannel(rawChannel), tags['room-id']);
+      }));
+      client.on('messagedeleted', ifCurrent((rawChannel: string, _login: string, _text: string, tags: tmi.DeleteUserstate) => {
+        const messageId: unknown = tags['target-msg-id'];
+        if (typeof messageId === 'string' && messageId !== '') {
+          listeners.emit({ type: 'message-deleted', channel: normalizeChannel(rawChannel), messageId });
+        }
+      }));
+      client.on('timeout', ifCurrent((rawChannel: string, _login: string, _reason: string, _seconds: number, tags: tmi.TimeoutUserstate) => userCleared(rawChannel, tags)));
+      client.on('ban', ifCurrent((rawChannel: string, _login: string, _reason: string, tags: tmi.BanUserstate) => userCleared(rawChannel, tags)));
+      client.on('clearchat', ifCurrent((rawChannel: string) => {
+        listeners.emit({ type: 'chat-cleared', channel: normalizeChannel(rawChannel) });
+      }));
+      tapParsedLines(client, ifCurrent(onRawMessage));
+    },
+  };
+}

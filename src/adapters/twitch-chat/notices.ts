@@ -1,0 +1,37 @@
+// What the chat does with a NOTICE in one of its channels. A msg_* notice answers a line of the
+// bot's that Twitch did not deliver: sending it again is the reply queue's to do (it paces every
+// line), so the line goes back to it with what would let it pass (refusal-remedy.ts), and after
+// msg_ratelimit every line is held a while (send-pause.ts). Any other notice is only logged.
+import type { Logger } from 'pino';
+import type { ChatListeners } from '../chat-listeners.ts';
+import type { OwnLineEcho } from './own-line-echo.ts';
+import { refusalRemedy } from './refusal-remedy.ts';
+import type { SendPause } from './send-pause.ts';
+
+export interface NoticeHandlerOptions {
+  listeners: ChatListeners;
+  echo: OwnLineEcho;
+  pause: SendPause;
+  rateLimitPauseMs: number;
+  logger: Logger;
+}
+
+export type NoticeHandler = (channel: string, msgId: string, text: string) => void;
+
+export function createNoticeHandler({ listeners, echo, pause, rateLimitPauseMs, logger }: NoticeHandlerOptions): NoticeHandler {
+  return (channel, msgId, text) => {
+    if (!msgId.startsWith('msg_')) {
+      logger.info({ channel, msgId, notice: text }, `Twitch chat notice in #${channel}: ${text}`);
+      return;
+    }
+    const line = echo.answered(channel, Date.now());
+    const remedy = refusalRemedy(msgId, text, rateLimitPauseMs);
+    logger[remedy.kind === 'none' ? 'warn' : 'info']({ channel, msgId, notice: text, line: line?.slice(0, 100) ?? null },
+      `Twitch did not deliver the bot's message in #${channel} (${msgId}): ${text}`);
+    if (msgId === 'msg_ratelimit') {
+      pause.hold(rateLimitPauseMs, Date.now());
+      logger.warn({ channel, pauseMs: rateLimitPauseMs }, `Twitch says the bot sends too fast: holding its lines for ${rateLimitPauseMs} ms`);
+    }
+    if (line !== null) listeners.emit({ type: 'line-refused', channel, text: line, reason: msgId, remedy });
+  };
+}

@@ -1,0 +1,28 @@
+// Reads the lines tmi.js has no event for (USERSTATE, NOTICE, the slow tag of ROOMSTATE,
+// RECONNECT) by tapping tmi.js's parsed lines. The tap sees every line, chat included, so it must
+// stay cheap: see tapParsedLines.
+import type tmi from 'tmi.js';
+
+/** A line as tmi.js parsed it (tags still as sent). */
+export interface RawIrcMessage {
+  command: string;
+  params: string[];
+  tags: Record<string, unknown>;
+}
+
+/**
+ * Calls `tap` with each line tmi.js parsed, just before tmi.js handles it (tags still as sent).
+ * Not tmi.js's 'raw_message' event: for that one it deep-copies every line through a JSON round
+ * trip, which cost more than all the rest of the host's work on a chat line (bench:chat). tmi.js
+ * (1.8, pinned) hands each line to `this.handleMessage`, so wrapping it on the instance sees
+ * the same line; the transport tests fail if that ever stops being so.
+ */
+export function tapParsedLines(client: tmi.Client, tap: (message: RawIrcMessage) => void): void {
+  const target = client as unknown as { handleMessage(message: RawIrcMessage): unknown };
+  const handle = target.handleMessage;
+  if (typeof handle !== 'function') throw new Error('This tmi.js has no handleMessage: USERSTATE and NOTICE could not be read.');
+  target.handleMessage = function (this: unknown, message: RawIrcMessage) {
+    if (message) tap(message);
+    return handle.call(this, message);
+  };
+}

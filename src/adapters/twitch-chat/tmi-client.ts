@@ -1,0 +1,44 @@
+// A tmi.js client set up the way this adapter drives it: it does not reconnect by itself (the
+// transport does, so that stop() can cancel every wait), it skips the work chatskin has no use
+// for, and its log lines go to the adapter's logger as debug detail.
+import type { Logger } from 'pino';
+import tmi from 'tmi.js';
+import type { TwitchChatIdentity, TwitchChatOptions } from './twitch-chat-options.ts';
+
+/** Twitch allows 20 joins per 10 s. */
+const DEFAULT_JOIN_INTERVAL_MS = 600;
+
+/**
+ * A new client, not connected, with no handlers. `reconnectIntervalMs` is only used when Twitch
+ * sends RECONNECT: tmi.js then reconnects by itself after that wait.
+ */
+export function newTmiClient(
+  options: TwitchChatOptions, identity: TwitchChatIdentity | null, channels: readonly string[], reconnectIntervalMs: number, logger: Logger,
+): tmi.Client {
+  return new tmi.Client({
+    options: {
+      // Otherwise tmi.js calls the retired api.twitch.tv/kraken on every USERSTATE.
+      skipUpdatingEmotesets: true,
+      // Other chatters' JOIN/PART are not needed, and are heavy in big channels.
+      skipMembership: true,
+      joinInterval: options.joinIntervalMs ?? DEFAULT_JOIN_INTERVAL_MS,
+    },
+    connection: {
+      server: options.server.host,
+      port: options.server.port,
+      secure: options.server.secure,
+      reconnect: false,
+      reconnectInterval: reconnectIntervalMs,
+      reconnectDecay: 1,
+    },
+    identity: identity === null ? {} : { username: identity.login, password: `oauth:${identity.token.replace(/^oauth:/i, '')}` },
+    channels: [...channels],
+    // tmi.js's own lines (every chat line among them) are debug detail; this adapter logs the
+    // connection's story itself.
+    logger: {
+      info: (line: string) => logger.debug({ source: 'tmi.js' }, String(line)),
+      warn: (line: string) => logger.debug({ source: 'tmi.js' }, String(line)),
+      error: (line: string) => logger.debug({ source: 'tmi.js', tmiLevel: 'error' }, String(line)),
+    },
+  });
+}

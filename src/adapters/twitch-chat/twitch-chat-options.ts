@@ -1,0 +1,86 @@
+// The Twitch chat transport's options: what each means, its default, and the checks made before
+// anything connects, so a mistake in the config stops the chat at once with every problem named,
+// rather than as a refused login or a connection that never comes up.
+import { normalizeChannel } from '../../host/chat-transport.ts';
+import type { ChatRateLimits } from '../../host/chat-transport.ts';
+import { resolveReconnectBackoff } from './reconnect-backoff.ts';
+import type { ReconnectBackoff } from './reconnect-backoff.ts';
+import { TwitchChatError } from './twitch-chat-error.ts';
+
+export interface TwitchChatIdentity {
+  /** The bot account's login. */
+  login: string;
+  /** Its user access token (scopes chat:read and chat:edit), with or without "oauth:". */
+  token: string;
+}
+
+export interface TwitchChatOptions {
+  /** Channel logins to join (with or without "#", any case). */
+  channels: readonly string[];
+  /** null: log in anonymously (justinfan), read-only; say() is refused. */
+  identity: TwitchChatIdentity | null;
+  /** The chat server (config `twitch.chat`). tmi.js uses wss on port 443 only, ws elsewhere. */
+  server: { host: string; port: number; secure: boolean };
+  reconnect?: Partial<ReconnectBackoff>;
+  /** How long say() waits for the channel to be (re)joined before it rejects. Default 10 s. */
+  sendTimeoutMs?: number;
+  /** Least time between two channel joins (Twitch allows 20 joins per 10 s). Default 600 ms. */
+  joinIntervalMs?: number;
+  /** How long a connection attempt may take to log in before it is dropped and retried. Default 20 s. */
+  loginTimeoutMs?: number;
+  /**
+   * How long a connection (or a channel) must have stayed up for the next drop to be retried
+   * from the back-off's first delay again. Default 30 s.
+   */
+  stableAfterMs?: number;
+  /** How long every line is held after Twitch says the bot sends too fast (msg_ratelimit). Default 30 s. */
+  rateLimitPauseMs?: number;
+  limits?: ChatRateLimits;
+}
+
+/** The options checked, with the defaults filled in. */
+export interface TwitchChatSettings {
+  /** Normalized (no "#", lower case), each once. */
+  channels: string[];
+  /** The login in lower case. */
+  identity: TwitchChatIdentity | null;
+  backoff: ReconnectBackoff;
+  sendTimeoutMs: number;
+  loginTimeoutMs: number;
+  stableAfterMs: number;
+  rateLimitPauseMs: number;
+}
+
+const CHANNEL_LOGIN = /^[a-z0-9_]{1,25}$/;
+
+/** Throws a TwitchChatError naming every problem of `options` (a RangeError for the back-off's). */
+export function resolveTwitchChatOptions(options: TwitchChatOptions): TwitchChatSettings {
+  const channels = [...new Set(options.channels.map(normalizeChannel))];
+  checkOptions(options, channels);
+  return {
+    channels,
+    identity: options.identity === null ? null : { login: options.identity.login.toLowerCase(), token: options.identity.token },
+    backoff: resolveReconnectBackoff(options.reconnect),
+    sendTimeoutMs: options.sendTimeoutMs ?? 10_000,
+    loginTimeoutMs: options.loginTimeoutMs ?? 20_000,
+    stableAfterMs: options.stableAfterMs ?? 30_000,
+    rateLimitPauseMs: options.rateLimitPauseMs ?? 30_000,
+  };
+}
+
+function checkOptions(options: TwitchChatOptions, channels: readonly string[]): void {
+  const problems: string[] = [];
+  if (channels.length === 0) problems.push('no channel to join');
+  for (const channel of channels) {
+    if (!CHANNEL_LOGIN.test(channel)) problems.push(`"${channel}" is not a Twitch login (1 to 25 letters, digits or _)`);
+  }
+  const { port, secure } = options.server;
+  // tmi.js connects with wss to port 443 whenever either is set, whatever the other says.
+  if (secure && port !== 443) problems.push(`twitch.chat.secure: true works only with port 443 (tmi.js always uses 443 for wss), got port ${port}`);
+  if (!secure && port === 443) problems.push('twitch.chat.port 443 always means wss with tmi.js: set twitch.chat.secure: true, or another port');
+  if (options.identity !== null) {
+    if (!CHANNEL_LOGIN.test(options.identity.login.toLowerCase())) problems.push(`twitch.bot.login "${options.identity.login}" is not a Twitch login`);
+    if (options.identity.token.replace(/^oauth:/i, '').trim() === '') problems.push('twitch.bot.token is empty');
+  }
+  if (problems.length > 0) throw new TwitchChatError(`Twitch chat cannot start: ${problems.join('; ')}`);
+}

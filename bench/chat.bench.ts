@@ -2,7 +2,7 @@
 //
 //   npm run bench:chat
 //   npm run bench:chat -- --messages 100000 --rounds 9 --latency-seconds 60 --load-rate 2000
-//   npm run bench:chat -- --cpu-prof        # also writes .cpuprofile files of the host's process
+//   npm run bench:chat -- --cpu-prof        # also writes .cpuprofile files of both readers' processes
 //
 // 1. Ingest. The fake Twitch chat (test/fakes) floods a realistic mix (bench/helpers/chat-mix.ts:
 //    3,000 chatters, emotes, badges, 2% viewers' commands the router turns down) at the whole
@@ -135,13 +135,14 @@ class Bench {
   async reader(kind: 'host' | 'bare', echo = false): Promise<ChatConsumer> {
     const joins = this.irc.joins.length;
     let consumer: ChatConsumer;
+    // Both readers profiled, each kind in its own folder, so their tmi.js time can be compared.
+    const execArgv = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(this.profileDir, kind)}`] : [];
     if (kind === 'host') {
       const dir = path.join(this.dir, `host-${++this.#hostRuns}`);
       mkdirSync(dir);
-      const execArgv = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${this.profileDir}`] : [];
       consumer = await startChatConsumer({ kind, port: this.irc.port, dir }, { execArgv });
     } else {
-      consumer = await startChatConsumer({ kind, port: this.irc.port, echo });
+      consumer = await startChatConsumer({ kind, port: this.irc.port, echo }, { execArgv });
     }
     this.consumers.add(consumer);
     await this.irc.waitForJoin(BENCH_CHANNEL, { since: joins });
@@ -338,7 +339,7 @@ async function main(): Promise<void> {
     const worstP99 = Math.max(hostLatency.quiet.p99, hostLatency.loaded.p99);
     console.log(`ingest: ${ratio >= AIMS.ingestRatio ? 'meets' : 'BELOW'} the aim (${ratio.toFixed(2)}x vs ${AIMS.ingestRatio}x)`);
     console.log(`latency: ${worstP99 < AIMS.p99Ms ? 'meets' : 'ABOVE'} the aim (p99 ${worstP99.toFixed(2)} ms vs < ${AIMS.p99Ms} ms)`);
-    if (profileDir) console.log(`CPU profiles of the host processes: ${profileDir}`);
+    if (profileDir) console.log(`CPU profiles of the readers' processes: ${profileDir}/host and ${profileDir}/bare`);
     console.log(`done in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   } finally {
     clearTimeout(deadline);

@@ -65,7 +65,7 @@ ${overlay}
 <form id="say" action="${sayPath}" method="post">
   <input name="login" placeholder="login (default: you)" maxlength="25" autocomplete="off" aria-label="Chat as login">
   <select name="role" aria-label="Role">${ROLE_CHOICES.map((word) => `<option value="${word}">${word}</option>`).join('')}</select>
-  <input name="text" placeholder="a chat line, e.g. !style bubble.background-color #ff0000" maxlength="500" required autofocus autocomplete="off" aria-label="Chat line">
+  <input name="text" placeholder="a chat line, e.g. !style bubble.width 300" maxlength="500" required autofocus autocomplete="off" aria-label="Chat line">
   <button type="submit">Send</button>
 </form>
 <p id="status" role="status"></p>

@@ -16,7 +16,7 @@ const COMMANDS: Record<string, () => Promise<{ run(args: string[], options: CliO
 export interface CliOptions {
   /** --config, else CHATSKIN_CONFIG, else undefined (config/default.yaml). */
   config: string | undefined;
-  /** Extra flags a command may read (e.g. chat's --as). */
+  /** Extra flags a command may read (e.g. chat's --as, twitch auth's --bot). */
   flags: Record<string, string | boolean | undefined>;
 }
 
@@ -36,6 +36,7 @@ async function main(argv: string[]): Promise<void> {
       role: { type: 'string' },
       channel: { type: 'string' },
       url: { type: 'string' },
+      bot: { type: 'boolean' },
     },
   });
   configFlag = values.config;
@@ -58,7 +59,7 @@ async function main(argv: string[]): Promise<void> {
   const command = await load();
   await command.run(rest, {
     config: values.config ?? process.env.CHATSKIN_CONFIG ?? undefined,
-    flags: { as: values.as, role: values.role, channel: values.channel, url: values.url },
+    flags: { as: values.as, role: values.role, channel: values.channel, url: values.url, bot: values.bot },
   });
 }
 

@@ -14,6 +14,7 @@ Commands:
   chat say TEXT [--as LOGIN] [--role ROLE] [--url URL]
                                 Send a chat line to a running host's local chat
   twitch auth                   Authorize the broadcaster's Twitch account (redemptions)
+  twitch auth --bot             Authorize the bot account's chat token (twitch.bot.tokenFile)
 
 Options:
   -c, --config FILE             Config file (default: $CHATSKIN_CONFIG, else config/default.yaml)
@@ -73,13 +74,19 @@ LOGIN (default: viewer) typed it. ROLE is one of broadcaster, moderator,
 vip, subscriber, everyone (default everyone). --url defaults to the host's
 address from the config.
 `,
-  twitch: `Usage: chatskin twitch auth [--config FILE]
+  twitch: `Usage: chatskin twitch auth [--bot] [--config FILE]
 
 Signs the broadcaster in to Twitch with the device code flow: prints a code
 and the address to enter it at, waits for approval, checks the token is for
 channel.login and has the scopes channel:read:redemptions and
 channel:manage:redemptions, and stores it in twitch.broadcaster.tokenFile
 (owner-only permissions). The running host refreshes it and saves it back.
+
+--bot: the same for the bot's chat token: checks the token is for
+twitch.bot.login and has the scopes chat:read and chat:edit, and stores it in
+twitch.bot.tokenFile (which must be set, in place of twitch.bot.token). The
+Twitch chat logs in with it and refreshes it when Twitch refuses it.
+
 Needs twitch.clientId and twitch.clientSecret. See docs/twitch-setup.md.
 `,
 };

@@ -130,14 +130,47 @@ export function redemptionSettings(twitch: {
 export type RedemptionSettings = ReturnType<typeof redemptionSettings>;
 export type ManagedRewardConfig = z.output<typeof managedRewardSection>;
 
+// The bot's chat token: a fixed one (`token`), or a file `chatskin twitch auth --bot` writes and
+// the host refreshes (`tokenFile`). Exactly one; the parsed section has only the one given.
+const BOT_TOKEN_CHOICE = 'token is a fixed user access token, tokenFile a file `chatskin twitch auth --bot` saves a token to, '
+  + 'which chatskin refreshes (docs/chat.md)';
+
+/** The bot section as parsed: the token, or its file. */
+export type TwitchBotConfig =
+  | { login: string; token: string }
+  | { login: string; tokenFile: string; tokenFileCheckSeconds: number };
+
+const twitchBotSection = section({
+  login: twitchLogin(),
+  token: text('the bot account\'s user access token (with or without "oauth:")').optional(),
+  /** Written by `chatskin twitch auth --bot` (owner-only permissions); refreshed tokens are saved back. */
+  tokenFile: text('a file path for the bot\'s Twitch token').optional(),
+  /** With tokenFile: how often the file is looked at for a new token while the chat is off for a refused one. */
+  tokenFileCheckSeconds: integer(1, 3600).optional(),
+}).transform((bot, context): TwitchBotConfig => {
+  if (bot.token !== undefined && bot.tokenFile !== undefined) {
+    context.addIssue({ code: 'custom', message: `has both token and tokenFile; keep one: ${BOT_TOKEN_CHOICE}`, input: bot });
+    return z.NEVER;
+  }
+  if (bot.tokenFile !== undefined) {
+    return { login: bot.login, tokenFile: bot.tokenFile, tokenFileCheckSeconds: bot.tokenFileCheckSeconds ?? 5 };
+  }
+  if (bot.token === undefined) {
+    context.addIssue({ code: 'custom', message: `needs token or tokenFile: ${BOT_TOKEN_CHOICE}`, input: bot });
+    return z.NEVER;
+  }
+  if (bot.tokenFileCheckSeconds !== undefined) {
+    context.addIssue({ code: 'custom', message: 'has tokenFileCheckSeconds without tokenFile: it applies to a token file only', input: bot });
+    return z.NEVER;
+  }
+  return { login: bot.login, token: bot.token };
+});
+
 const twitchEnabledSection = section({
   enabled: z.literal(true),
   clientId: text('the application Client ID from dev.twitch.tv'),
   clientSecret: text('the application Client Secret from dev.twitch.tv'),
-  bot: section({
-    login: twitchLogin(),
-    token: text('the bot account\'s user access token (with or without "oauth:")'),
-  }),
+  bot: twitchBotSection,
   /** Defaults to [channel.login]. */
   channels: z.array(twitchLogin(), { error: 'must be a list of Twitch logins' })
     .min(1, { error: 'must list at least one channel' }).optional(),

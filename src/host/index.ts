@@ -11,7 +11,7 @@ export type { Clock, ScheduledTimer } from './clock.ts';
 export { createReplyQueue } from './reply-queue.ts';
 export type { ReplyQueue, ReplyQueueOptions } from './reply-queue.ts';
 export { splitMessage, toChatLine } from './split-message.ts';
-export { createLogger, createScrubber, REDACTED } from './logger.ts';
+export { addLogSecrets, createLogger, createScrubber, REDACTED } from './logger.ts';
 export type { LoggerOptions } from './logger.ts';
 export { handleProcessFaults } from './process-faults.ts';
 export type { FaultProcess, ProcessFaultOptions } from './process-faults.ts';

@@ -1,7 +1,8 @@
 // The host's structured logger (pino, JSON lines). Every line is scrubbed before it is written:
 // values under secret-looking keys (token, clientSecret, apiKey, authorization, ...), bearer and
 // OAuth tokens, chatskin API keys, and the config's own secret values wherever they appear (an
-// error message, a URL, a library's output).
+// error message, a URL, a library's output). Secrets that only turn up while running (a token
+// read from a token file, a refreshed one) are added with addLogSecrets.
 import { pino } from 'pino';
 import type { DestinationStream, Level, Logger } from 'pino';
 
@@ -48,9 +49,33 @@ export function createScrubber(secrets: readonly string[] = []): (line: string) 
   };
 }
 
+/** Where createLogger's destination takes more secrets; children share their root's destination. */
+const LEARN_SECRETS = Symbol('chatskin.learnSecrets');
+
+interface ScrubbingDestination extends DestinationStream {
+  [LEARN_SECRETS](secrets: readonly string[]): void;
+}
+
 export function createLogger(options: LoggerOptions): Logger {
-  const scrub = createScrubber(options.secrets);
+  const secrets = new Set(options.secrets ?? []);
+  let scrub = createScrubber([...secrets]);
   const target = options.destination ?? process.stdout;
-  const destination: DestinationStream = { write: (line: string) => target.write(scrub(line)) };
+  const destination: ScrubbingDestination = {
+    write: (line: string) => target.write(scrub(line)),
+    [LEARN_SECRETS](more) {
+      const before = secrets.size;
+      for (const secret of more) secrets.add(secret);
+      if (secrets.size !== before) scrub = createScrubber([...secrets]);
+    },
+  };
   return pino({ level: options.level, base: { name: 'chatskin' } }, destination);
+}
+
+/**
+ * Scrubs `secrets` from every later line of `logger`'s root logger and all its children. A logger
+ * createLogger did not make (a test's silent pino) is left alone: it has no scrubber to teach.
+ */
+export function addLogSecrets(logger: Logger, secrets: readonly string[]): void {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as Partial<ScrubbingDestination> | undefined;
+  stream?.[LEARN_SECRETS]?.(secrets);
 }

@@ -88,8 +88,8 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
     list, twitch, local,
     async start() {
       local?.start();
-      // Not awaited: it retries while Twitch is unreachable and rejects only on a refused login.
-      twitch?.start().catch((error: unknown) => logger.error({ err: error }, 'Twitch chat stopped: the login was refused'));
+      // Not awaited: it retries while Twitch is unreachable and rejects only when it cannot log in.
+      twitch?.start().catch((error: unknown) => logger.error({ err: error }, 'Twitch chat could not log in'));
     },
     async stop() {
       local?.stop();

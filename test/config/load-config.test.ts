@@ -131,6 +131,35 @@ describe('loadConfig: twitch', () => {
     expect(error.issues.find((issue) => issue.path === 'twitch.bot')!.message).toMatch(/^is missing/);
   });
 
+  const botSection = (lines: string[]) => [
+    'twitch:', '  clientId: abc123', '  clientSecret: s3cret', '  bot:', '    login: MyBot', ...lines.map((line) => `    ${line}`),
+  ].join('\n');
+  const TOKEN_CHOICE = 'token is a fixed user access token, tokenFile a file `chatskin twitch auth --bot` saves a token to, '
+    + 'which chatskin refreshes (docs/chat.md)';
+
+  it('bot.tokenFile instead of bot.token: the token file, looked at every 5 s by default', () => {
+    const config = loadConfig(write(botSection(['tokenFile: ./data/bot-token.json'])), {});
+    if (!config.twitch.enabled) throw new Error('expected twitch enabled');
+    expect(config.twitch.bot).toEqual({ login: 'mybot', tokenFile: './data/bot-token.json', tokenFileCheckSeconds: 5 });
+    const checked = loadConfig(write(botSection(['tokenFile: ./data/bot-token.json', 'tokenFileCheckSeconds: 1'])), {});
+    expect(checked.twitch.enabled && checked.twitch.bot).toMatchObject({ tokenFileCheckSeconds: 1 });
+  });
+
+  it('bot needs exactly one of token and tokenFile, and says why either', () => {
+    expect(errorOf(() => loadConfig(write(botSection([])), {})).issues)
+      .toEqual([{ path: 'twitch.bot', line: 5, message: `needs token or tokenFile: ${TOKEN_CHOICE}` }]);
+    const both = errorOf(() => loadConfig(write(botSection(['token: oauth:thebottoken', 'tokenFile: ./data/bot-token.json'])), {}));
+    expect(both.issues).toEqual([{ path: 'twitch.bot', line: 5, message: `has both token and tokenFile; keep one: ${TOKEN_CHOICE}` }]);
+    expect(both.message).not.toContain('thebottoken');
+  });
+
+  it('bot.tokenFileCheckSeconds only with a token file, and from 1 to 3600', () => {
+    expect(errorOf(() => loadConfig(write(botSection(['token: oauth:tok', 'tokenFileCheckSeconds: 2'])), {})).issues)
+      .toEqual([{ path: 'twitch.bot', line: 5, message: 'has tokenFileCheckSeconds without tokenFile: it applies to a token file only' }]);
+    expect(errorOf(() => loadConfig(write(botSection(['tokenFile: bot.json', 'tokenFileCheckSeconds: 0'])), {})).issues)
+      .toEqual([{ path: 'twitch.bot.tokenFileCheckSeconds', line: 7, message: 'must be a whole number from 1 to 3600' }]);
+  });
+
   it('enabled: false ignores the rest of the section, unset ${VARS} included', () => {
     const config = loadConfig(write('twitch:\n  enabled: false\n  clientSecret: ${NOT_SET_ANYWHERE}\n  chat: { port: nonsense }\n'), {});
     expect(config.twitch).toEqual({ enabled: false });

@@ -186,6 +186,15 @@ describe('FakeHelix with the real twurple ApiClient', () => {
     expect(helix.calls.find((c) => c.path === '/auth/token')?.status).toBe(400);
   });
 
+  it('tells which tokens are live user tokens of a login (what the chat fake accepts)', async () => {
+    const { helix, bot } = await setUp();
+    expect(helix.isLiveUserToken(bot.token.accessToken, 'SomeChannel')).toBe(true);
+    expect(helix.isLiveUserToken(bot.token.accessToken, 'someoneelse')).toBe(false);
+    expect(helix.isLiveUserToken('unknowntoken', 'somechannel')).toBe(false);
+    helix.expireAccessToken(bot.token.accessToken);
+    expect(helix.isLiveUserToken(bot.token.accessToken, 'somechannel')).toBe(false);
+  });
+
   it('gets an app token with client credentials for calls without a user', async () => {
     const { helix, bot } = await setUp();
     const user = await bot.apiClient.users.getUserByName('somechannel');

@@ -56,6 +56,7 @@
  *   .addUser({ login, id?, displayName? }) -> HelixUser
  *   .issueUserToken({ clientId, userId, scopes, expiresInSeconds? }) -> IssuedToken (a twurple AccessToken)
  *   .expireAccessToken(accessToken) / .revokeRefreshToken(refreshToken) / .tokens
+ *   .isLiveUserToken(accessToken, login)   (for FakeTwitchIrc's acceptToken: chat takes Twitch's own tokens)
  *   .createReward(broadcasterId, input, createdByClientId) -> RewardJson   ("another app" or null = made on the dashboard)
  *   .addOfflineRedemption(input) -> RedemptionJson          (stored UNFULFILLED, no notification)
  *   .fireRedemption(input) -> { redemption, deliveries }     (stored + EventSub notification)
@@ -359,6 +360,12 @@ export class FakeHelix {
     for (const record of this.#tokens.values()) {
       if (record.refreshToken === refreshToken) record.refreshToken = null;
     }
+  }
+
+  /** Whether `accessToken` is a user token of `login` that has not expired or been revoked. */
+  isLiveUserToken(accessToken: string, login: string): boolean {
+    const record = this.#liveToken(accessToken);
+    return record !== undefined && record.userId !== null && this.#users.get(record.userId)?.login === login.toLowerCase();
   }
 
   get tokens(): TokenRecord[] {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { configSecrets } from '../../src/config/config-secrets.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
-import { REDACTED } from '../../src/host/logger.ts';
+import { pino } from 'pino';
+import { addLogSecrets, REDACTED } from '../../src/host/logger.ts';
 import { captureLogs } from './log-capture.ts';
 
 describe('createLogger: secrets never reach the log', () => {
@@ -44,6 +45,27 @@ describe('createLogger: secrets never reach the log', () => {
     const { logger, entries } = captureLogs(['plugin-secret-1']);
     logger.child({ plugin: 'dice' }).info({ token: 'x' }, 'has plugin-secret-1');
     expect(entries[0]).toMatchObject({ plugin: 'dice', token: REDACTED, msg: `has ${REDACTED}` });
+  });
+
+  it('scrubs secrets learned while running (a token read from a file) from the root logger and every child, from then on', () => {
+    const { logger, lines } = captureLogs();
+    const child = logger.child({ component: 'twitch-bot-token' }).child({ tokenFile: 'bot.json' });
+    child.info('read learnedtoken1');
+    addLogSecrets(child, ['learnedtoken1']);
+    child.info('child learnedtoken1');
+    logger.child({ plugin: 'dice' }).info({ err: new Error('root learnedtoken1') }, 'sibling');
+    expect(lines[0]).toContain('learnedtoken1');
+    expect(lines.slice(1).join('')).not.toContain('learnedtoken1');
+    expect(lines.slice(1).join('')).toContain(REDACTED);
+  });
+
+  it('a logger it did not make has no scrubber to teach', () => {
+    expect(() => addLogSecrets(pino({ level: 'silent' }), ['learnedtoken2'])).not.toThrow();
+  });
+
+  it('the config\'s secrets with a bot token file: the client secret (the file\'s tokens are learned when read)', () => {
+    const config = parseConfig({ twitch: { clientId: 'id', clientSecret: 'the-client-secret', bot: { login: 'bot', tokenFile: './bot.json' } } });
+    expect(configSecrets(config)).toEqual(['the-client-secret']);
   });
 
   it('leaves ordinary fields alone', () => {

@@ -6,7 +6,7 @@
 // the Twitch fakes.
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
+import { readTokenFile } from '../../src/adapters/twitch-auth/token-file.ts';
 import { startTwitchRedemptions } from '../../src/adapters/redemptions/twitch-redemptions.ts';
 import { systemClock } from '../../src/host/clock.ts';
 import type { Clock } from '../../src/host/clock.ts';
@@ -58,19 +58,22 @@ describe('a host started without a usable broadcaster token', () => {
     const during = world.helix.fireRedemption({ rewardId, user: { login: 'during', displayName: 'During' } });
 
     // A token without channel:manage:redemptions: reported, and the host goes on waiting.
-    await saveBroadcasterToken(world, ['channel:read:redemptions']);
+    const lackingToken = await saveBroadcasterToken(world, ['channel:read:redemptions']);
     const lacking = `the token in ${world.tokenFile} lacks channel:manage:redemptions; run \`chatskin twitch auth\` to authorize the channel again; `
       + 'the running chatskin picks the new token up within seconds and starts the redemptions (no restart needed)';
     await expect.poll(() => lines(world, LEVEL.warn), POLL)
       .toContain(`the token file changed, but channel-point redemptions still cannot start: ${lacking}`);
     expect(redemptions.status()).toMatchObject({ state: 'needs-auth', problem: lacking, auth: null, eventsub: null });
+    // Read, though not used: the logger scrubs it wherever it turns up.
+    world.logger.warn(`quoting ${lackingToken}`);
+    expect(world.logs.at(-1)?.msg).toBe('quoting [redacted]');
     expect(await redemptions.reconcile()).toBeNull();
     // Waited for quietly: not one call to Twitch without a usable token.
     expect(world.helix.calls.slice(mark)).toEqual([]);
 
     const auth = await runTwitchAuth(world);
     expect(auth).toMatchObject({ code: 0, stderr: '' });
-    const saved = (await readBroadcasterToken(world.tokenFile))!;
+    const saved = (await readTokenFile(world.tokenFile))!;
 
     await expect.poll(() => redemptions.status().state, POLL).toBe('running');
     await world.helix.waitForRedemptionStatus(during.redemption.id, 'FULFILLED');

@@ -10,8 +10,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../src/host/clock.ts';
 import { startTwitchRedemptions } from '../../src/adapters/redemptions/twitch-redemptions.ts';
 import type { TwitchRedemptions } from '../../src/adapters/redemptions/twitch-redemptions.ts';
-import { writeBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
-import type { StoredBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
+import { writeTokenFile } from '../../src/adapters/twitch-auth/token-file.ts';
+import type { StoredTwitchToken } from '../../src/adapters/twitch-auth/token-file.ts';
 import { createInProcessClient } from '../../src/client/in-process-client.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
@@ -143,11 +143,11 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
   const token = helix.issueUserToken({ clientId: CLIENT_ID, userId: broadcaster.id, scopes: SCOPES });
   const dir = mkdtempSync(path.join(tmpdir(), 'chatskin-redemptions-'));
   const tokenFile = path.join(dir, 'twitch', 'broadcaster-token.json');
-  const stored: StoredBroadcasterToken = {
+  const stored: StoredTwitchToken = {
     version: 1, clientId: CLIENT_ID, userId: broadcaster.id, login: CHANNEL, accessToken: token.accessToken,
     refreshToken: token.refreshToken!, scope: token.scope, expiresIn: token.expiresIn, obtainmentTimestamp: token.obtainmentTimestamp,
   };
-  await writeBroadcasterToken(tokenFile, stored);
+  await writeTokenFile(tokenFile, stored);
 
   const store = openSqliteStore({ path: path.join(dir, 'chatskin.db') });
   const service = await createStyleService({ store, templates: TEMPLATES });

@@ -4,7 +4,7 @@
 // restart): statuses owed meanwhile are sent, live redemptions work again, a revoked subscription
 // is made again. Real twurple, host, skin-shop and store against the Twitch fakes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBroadcasterToken } from '../../src/adapters/redemptions/token-file.ts';
+import { readTokenFile } from '../../src/adapters/twitch-auth/token-file.ts';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import { LEVEL } from '../host/log-capture.ts';
 import { ManualClock } from '../host/manual-clock.ts';
@@ -58,7 +58,7 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     const auth = await runTwitchAuth(world);
     expect(auth).toMatchObject({ code: 0, stderr: '' });
     expect(auth.stdout).toContain(`Saved the token of "${CHANNEL}" to ${world.tokenFile}`);
-    const saved = (await readBroadcasterToken(world.tokenFile))!;
+    const saved = (await readTokenFile(world.tokenFile))!;
     expect(saved.accessToken).not.toBe(world.token.accessToken);
 
     await expect.poll(() => redemptions.status().auth, { timeout: 10_000, interval: 10 })
@@ -132,7 +132,7 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     const redemptions = world.redemptions!;
     await saveBroadcasterToken(world);
     await expect.poll(() => redemptions.status().auth, { timeout: 5000, interval: 5 }).toMatchObject({ state: 'ok', reloads: 1 });
-    const taken = (await readBroadcasterToken(world.tokenFile))!;
+    const taken = (await readTokenFile(world.tokenFile))!;
     world.helix.expireAccessToken(taken.accessToken);
     world.helix.revokeRefreshToken(taken.refreshToken!);
     await redemptions.reconcile();

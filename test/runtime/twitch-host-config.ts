@@ -7,8 +7,11 @@ import { parseConfig } from '../../src/config/index.ts';
 import type { Config } from '../../src/config/index.ts';
 import type { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
 
-/** `more`: further top-level sections of the config file (`commands`, `plugins`...), as given. */
-export function twitchHostConfig(irc: FakeTwitchIrc, dirPrefix: string, more: Record<string, unknown> = {}): Config {
+/**
+ * `more`: further top-level sections of the config file (`commands`, `plugins`...), as given;
+ * `twitch`: keys of the twitch section to set or replace (`bot`, `helix`...).
+ */
+export function twitchHostConfig(irc: FakeTwitchIrc, dirPrefix: string, more: Record<string, unknown> = {}, twitch: Record<string, unknown> = {}): Config {
   const dir = mkdtempSync(join(tmpdir(), dirPrefix));
   return parseConfig({
     http: { host: '127.0.0.1', port: 0 },
@@ -21,6 +24,7 @@ export function twitchHostConfig(irc: FakeTwitchIrc, dirPrefix: string, more: Re
       channels: ['alice'],
       chat: irc.tmiConnection,
       redemptions: { enabled: false },
+      ...twitch,
     },
     log: { level: 'silent' },
     ...more,

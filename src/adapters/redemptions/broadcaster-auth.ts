@@ -11,18 +11,21 @@
 // twurple forgets the refused refresh and uses it from the next call on. No restart. A refresh of
 // the token before may still be under way at that moment; if Twitch refuses it, twurple would
 // refuse the new token's calls too, so that one refusal after a takeover is excused: the token
-// taken over is put back, and only a refusal of its own counts.
+// taken over is put back, and only a refusal of its own counts. Every token read or refreshed is
+// added to the logger's secrets.
 import { ApiClient } from '@twurple/api';
 import { RefreshingAuthProvider } from '@twurple/auth';
 import type { AccessToken } from '@twurple/auth';
 import type { Logger } from 'pino';
 import { systemClock } from '../../host/clock.ts';
 import type { Clock, ScheduledTimer } from '../../host/clock.ts';
+import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
 import { missingScopes } from './scopes.ts';
-import type { StoredBroadcasterToken } from './token-file.ts';
-import { isTokenFileSeen, readBroadcasterToken, tokenFileFingerprint, writeBroadcasterToken } from './token-file.ts';
-import { describeTwitchError } from './twitch-error.ts';
+import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
+import { isTokenFileSeen, readTokenFile, tokenFileFingerprint, writeTokenFile } from '../twitch-auth/token-file.ts';
+import { storedTokenAfterRefresh } from '../twitch-auth/token-refresh.ts';
+import { describeTwitchError } from '../twitch-auth/twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
 
 export type BroadcasterAuthState = 'ok' | 'refresh-failed' | 'save-failed';
@@ -62,7 +65,7 @@ export interface BroadcasterAuthOptions {
   clientId: string;
   clientSecret: string;
   tokenFile: string;
-  token: StoredBroadcasterToken;
+  token: StoredTwitchToken;
   logger: Logger;
   /** How often the token file is looked at for a token written by `chatskin twitch auth` (config twitch.redemptions.tokenFileCheckSeconds). */
   tokenFileCheckMs: number;
@@ -83,7 +86,7 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   const clock = options.clock ?? systemClock;
   const log = logger.child({ component: 'twitch-auth', broadcaster: token.login });
   /** The token in use; refreshed ones are saved on top of it. */
-  let current: StoredBroadcasterToken = token;
+  let current: StoredTwitchToken = token;
   /** Every access token this process loaded, refreshed or took over: the file holding one of them is not news. */
   const known = new Set<string>([token.accessToken]);
   const authProvider = new RefreshingAuthProvider({ clientId: options.clientId, clientSecret: options.clientSecret });
@@ -108,19 +111,12 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     status.lastRefreshAt = new Date().toISOString();
     status.scopes = [...refreshed.scope];
     known.add(refreshed.accessToken);
-    const stored: StoredBroadcasterToken = {
-      ...current,
-      accessToken: refreshed.accessToken,
-      // Twitch may hand out a new refresh token; the old one may then stop working.
-      refreshToken: refreshed.refreshToken ?? current.refreshToken,
-      scope: [...refreshed.scope],
-      expiresIn: refreshed.expiresIn,
-      obtainmentTimestamp: refreshed.obtainmentTimestamp,
-    };
+    const stored = storedTokenAfterRefresh(current, refreshed);
+    addLogSecrets(logger, [stored.accessToken, stored.refreshToken]);
     current = stored;
     saving = saving.then(async () => {
       try {
-        await writeBroadcasterToken(options.tokenFile, stored);
+        await writeTokenFile(options.tokenFile, stored);
         if (status.state === 'save-failed') status.state = 'ok';
         status.error = null;
         log.info({ tokenFile: options.tokenFile }, 'refreshed the broadcaster\'s Twitch token and saved it');
@@ -151,7 +147,7 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   });
 
   /** Why a token found in the file cannot be used, or null when it can. */
-  function unusable(found: StoredBroadcasterToken): string | null {
+  function unusable(found: StoredTwitchToken): string | null {
     if (found.clientId !== options.clientId) return `it was issued to the client id ${found.clientId}, not twitch.clientId`;
     if (found.userId !== token.userId) return `it belongs to "${found.login}", not the broadcaster "${token.login}"`;
     const missing = missingScopes(found.scope);
@@ -164,14 +160,15 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     // Gone or unreadable for now: the token in use stays.
     if (!isTokenFileSeen(fingerprint) || fingerprint === seen) return false;
     seen = fingerprint;
-    let found: StoredBroadcasterToken | null;
+    let found: StoredTwitchToken | null;
     try {
-      found = await readBroadcasterToken(options.tokenFile);
+      found = await readTokenFile(options.tokenFile);
     } catch (error) {
       log.warn({ tokenFile: options.tokenFile }, `the token file changed but cannot be used (${errorText(error)}); the token in use stays`);
       return false;
     }
     if (found === null || stopped) return false;
+    addLogSecrets(logger, [found.accessToken, found.refreshToken]);
     if (known.has(found.accessToken)) {
       log.debug({ tokenFile: options.tokenFile }, 'the token file holds a token this process already has');
       return false;
@@ -238,7 +235,7 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
 }
 
 /** A stored token as twurple's AccessToken. */
-function accessTokenOf(stored: StoredBroadcasterToken): AccessToken {
+function accessTokenOf(stored: StoredTwitchToken): AccessToken {
   return {
     accessToken: stored.accessToken,
     refreshToken: stored.refreshToken,

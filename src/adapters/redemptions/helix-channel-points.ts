@@ -4,7 +4,7 @@
 import type { ApiClient, HelixCustomReward, HelixCustomRewardRedemption, HelixUpdateCustomRewardData } from '@twurple/api';
 import { ChannelPointsError } from '../../host/redemptions/channel-points.ts';
 import type { ChannelPointsApi, RewardFields, TwitchRedemption, TwitchReward } from '../../host/redemptions/channel-points.ts';
-import { describeTwitchError, isHttpStatusError, isTokenEndpointError } from './twitch-error.ts';
+import { describeTwitchError, isHttpStatusError, isTokenEndpointError } from '../twitch-auth/twitch-error.ts';
 
 /**
  * Any failure as a ChannelPointsError carrying Twitch's status and message. A failed token refresh

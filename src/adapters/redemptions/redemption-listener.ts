@@ -20,7 +20,7 @@ import { EventSubWsListener } from '@twurple/eventsub-ws';
 import type { Logger } from 'pino';
 import type { TwitchRedemption } from '../../host/redemptions/channel-points.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
-import { describeTwitchError } from './twitch-error.ts';
+import { describeTwitchError } from '../twitch-auth/twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
 
 export type EventSubConnectionState = 'stopped' | 'connecting' | 'connected' | 'disconnected';

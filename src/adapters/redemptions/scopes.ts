@@ -1,10 +1,9 @@
 // The OAuth scopes the broadcaster's token needs for channel-point redemptions, each with why.
 // `chatskin twitch auth` asks for exactly these; docs/twitch-setup.md lists them.
+import { lackingScopes } from '../twitch-auth/scope-needs.ts';
+import type { ScopeNeed } from '../twitch-auth/scope-needs.ts';
 
-export interface ScopeNeed {
-  scope: string;
-  why: string;
-}
+export type { ScopeNeed } from '../twitch-auth/scope-needs.ts';
 
 export const BROADCASTER_SCOPE_NEEDS: readonly ScopeNeed[] = Object.freeze([
   {
@@ -21,5 +20,5 @@ export const BROADCASTER_SCOPES: readonly string[] = Object.freeze(BROADCASTER_S
 
 /** The needed scopes a token lacks. */
 export function missingScopes(granted: readonly string[]): string[] {
-  return BROADCASTER_SCOPES.filter((scope) => !granted.includes(scope));
+  return lackingScopes(granted, BROADCASTER_SCOPES);
 }

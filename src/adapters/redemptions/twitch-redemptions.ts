@@ -11,6 +11,7 @@ import { redemptionSettings } from '../../config/config-schema.ts';
 import { systemClock } from '../../host/clock.ts';
 import type { Clock, ScheduledTimer } from '../../host/clock.ts';
 import type { Host } from '../../host/host.ts';
+import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
 import { createLedgerRetention } from '../../host/redemptions/ledger-retention.ts';
 import type { LedgerRetention } from '../../host/redemptions/ledger-retention.ts';
@@ -25,9 +26,9 @@ import { createHelixChannelPoints } from './helix-channel-points.ts';
 import { createRedemptionListener } from './redemption-listener.ts';
 import type { EventSubStatus, RedemptionListener } from './redemption-listener.ts';
 import { missingScopes } from './scopes.ts';
-import { NO_TOKEN_FILE, readBroadcasterToken, tokenFileFingerprint } from './token-file.ts';
-import type { StoredBroadcasterToken } from './token-file.ts';
-import { applyTwurpleMockPort } from './twitch-endpoints.ts';
+import { NO_TOKEN_FILE, readTokenFile, tokenFileFingerprint } from '../twitch-auth/token-file.ts';
+import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
+import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
 
 export type RedemptionsState =
   /** Twitch or redemptions switched off in the config. */
@@ -121,16 +122,17 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
   const tokenFileCheckMs = options.tokenFileCheckMs ?? settings.redemptions.tokenFileCheckSeconds * 1000;
 
   /** The token in the file, or why redemptions cannot start with it (and what to do). */
-  async function loadToken(): Promise<{ token: StoredBroadcasterToken } | { problem: string }> {
-    let stored: StoredBroadcasterToken | null;
+  async function loadToken(): Promise<{ token: StoredTwitchToken } | { problem: string }> {
+    let stored: StoredTwitchToken | null;
     try {
-      stored = await readBroadcasterToken(tokenFile, {
+      stored = await readTokenFile(tokenFile, {
         onLoosePermissions: (mode) => logger.warn({ tokenFile, mode: mode.toString(8) }, 'the token file was readable by others; its permissions are now 600'),
       });
     } catch (error) {
       return { problem: `${errorText(error)}; ${WATCHED_HINT}` };
     }
     if (stored === null) return { problem: `there is no broadcaster token at ${tokenFile}: ${AUTHORIZE_HINT}` };
+    addLogSecrets(options.logger, [stored.accessToken, stored.refreshToken]);
     if (stored.clientId !== twitch.clientId) {
       return { problem: `the token in ${tokenFile} was issued to the client id ${stored.clientId}, not twitch.clientId; ${REAUTHORIZE_HINT}` };
     }
@@ -241,7 +243,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
    * start under way), `ready` once rewards are synced, missed redemptions listed and EventSub
    * listens.
    */
-  function launch(stored: StoredBroadcasterToken): Launched {
+  function launch(stored: StoredTwitchToken): Launched {
     status.state = 'starting';
     status.problem = null;
     const auth: BroadcasterAuth = createBroadcasterAuth({

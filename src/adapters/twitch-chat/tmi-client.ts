@@ -3,17 +3,25 @@
 // for, and its log lines go to the adapter's logger as debug detail.
 import type { Logger } from 'pino';
 import tmi from 'tmi.js';
-import type { TwitchChatIdentity, TwitchChatOptions } from './twitch-chat-options.ts';
+import type { TwitchChatOptions } from './twitch-chat-options.ts';
+
+/** Who logs in: the bot's login, and its token as it is at each login (tmi.js asks every time, a reconnect it makes itself too). */
+export interface TmiLogin {
+  username: string;
+  /** Without "oauth:". */
+  token(): string;
+}
 
 /** Twitch allows 20 joins per 10 s. */
 const DEFAULT_JOIN_INTERVAL_MS = 600;
 
 /**
- * A new client, not connected, with no handlers. `reconnectIntervalMs` is only used when Twitch
- * sends RECONNECT: tmi.js then reconnects by itself after that wait.
+ * A new client, not connected, with no handlers; `login` null logs in anonymously.
+ * `reconnectIntervalMs` is only used when Twitch sends RECONNECT: tmi.js then reconnects by
+ * itself after that wait.
  */
 export function newTmiClient(
-  options: TwitchChatOptions, identity: TwitchChatIdentity | null, channels: readonly string[], reconnectIntervalMs: number, logger: Logger,
+  options: TwitchChatOptions, login: TmiLogin | null, channels: readonly string[], reconnectIntervalMs: number, logger: Logger,
 ): tmi.Client {
   return new tmi.Client({
     options: {
@@ -31,7 +39,7 @@ export function newTmiClient(
       reconnectInterval: reconnectIntervalMs,
       reconnectDecay: 1,
     },
-    identity: identity === null ? {} : { username: identity.login, password: `oauth:${identity.token.replace(/^oauth:/i, '')}` },
+    identity: login === null ? {} : { username: login.username, password: () => `oauth:${login.token()}` },
     channels: [...channels],
     // tmi.js's own lines (every chat line among them) are debug detail; this adapter logs the
     // connection's story itself.

@@ -1,11 +1,19 @@
 // The Twitch chat transport's options from the config's `twitch` section.
 import type { TwitchConfig } from '../../config/config-schema.ts';
-import type { TwitchChatOptions } from './twitch-chat-options.ts';
+import type { TwitchChatIdentity, TwitchChatOptions } from './twitch-chat-options.ts';
 
 export function twitchChatOptionsFromConfig(twitch: TwitchConfig): TwitchChatOptions {
   return {
     channels: twitch.channels,
-    identity: { login: twitch.bot.login, token: twitch.bot.token },
+    identity: botIdentity(twitch),
     server: { host: twitch.chat.server, port: twitch.chat.port, secure: twitch.chat.secure },
+  };
+}
+
+function botIdentity({ bot, clientId, clientSecret, helix }: TwitchConfig): TwitchChatIdentity {
+  if ('token' in bot) return { login: bot.login, token: bot.token };
+  return {
+    login: bot.login,
+    tokenFile: { path: bot.tokenFile, clientId, clientSecret, checkIntervalMs: bot.tokenFileCheckSeconds * 1000, mockServerPort: helix.mockServerPort },
   };
 }

@@ -7,12 +7,26 @@ import { resolveReconnectBackoff } from './reconnect-backoff.ts';
 import type { ReconnectBackoff } from './reconnect-backoff.ts';
 import { TwitchChatError } from './twitch-chat-error.ts';
 
-export interface TwitchChatIdentity {
-  /** The bot account's login. */
-  login: string;
-  /** Its user access token (scopes chat:read and chat:edit), with or without "oauth:". */
-  token: string;
+/** The bot's token kept in a file that `chatskin twitch auth --bot` writes (twitch.bot.tokenFile). */
+export interface BotTokenFile {
+  path: string;
+  /** The application's credentials: refreshing the token needs them. */
+  clientId: string;
+  clientSecret: string;
+  /** How often the file is looked at for a new token while the chat is off for a refused one. Default 5 s. */
+  checkIntervalMs?: number;
+  /** twitch.helix.mockServerPort: refresh at this local twurple mock API port instead of id.twitch.tv. */
+  mockServerPort?: number | null;
 }
+
+/**
+ * The bot account (its login, any case) and its user access token (scopes chat:read and
+ * chat:edit): fixed (`token`, with or without "oauth:"; Twitch refusing it is final), or read
+ * from a token file and refreshed when Twitch refuses it (`tokenFile`).
+ */
+export type TwitchChatIdentity =
+  | { login: string; token: string }
+  | { login: string; tokenFile: BotTokenFile };
 
 export interface TwitchChatOptions {
   /** Channel logins to join (with or without "#", any case). */
@@ -59,7 +73,7 @@ export function resolveTwitchChatOptions(options: TwitchChatOptions): TwitchChat
   checkOptions(options, channels);
   return {
     channels,
-    identity: options.identity === null ? null : { login: options.identity.login.toLowerCase(), token: options.identity.token },
+    identity: options.identity === null ? null : { ...options.identity, login: options.identity.login.toLowerCase() },
     backoff: resolveReconnectBackoff(options.reconnect),
     sendTimeoutMs: options.sendTimeoutMs ?? 10_000,
     loginTimeoutMs: options.loginTimeoutMs ?? 20_000,
@@ -80,7 +94,22 @@ function checkOptions(options: TwitchChatOptions, channels: readonly string[]): 
   if (!secure && port === 443) problems.push('twitch.chat.port 443 always means wss with tmi.js: set twitch.chat.secure: true, or another port');
   if (options.identity !== null) {
     if (!CHANNEL_LOGIN.test(options.identity.login.toLowerCase())) problems.push(`twitch.bot.login "${options.identity.login}" is not a Twitch login`);
-    if (options.identity.token.replace(/^oauth:/i, '').trim() === '') problems.push('twitch.bot.token is empty');
+    problems.push(...identityProblems(options.identity));
   }
   if (problems.length > 0) throw new TwitchChatError(`Twitch chat cannot start: ${problems.join('; ')}`);
+}
+
+function identityProblems(identity: TwitchChatIdentity): string[] {
+  if (!('tokenFile' in identity)) return identity.token.replace(/^oauth:/i, '').trim() === '' ? ['twitch.bot.token is empty'] : [];
+  const { path, clientId, clientSecret, checkIntervalMs } = identity.tokenFile;
+  const problems: string[] = [];
+  if (path.trim() === '') problems.push('twitch.bot.tokenFile is empty');
+  // A token file's token is refreshed with the application's credentials.
+  if (clientId.trim() === '' || clientSecret.trim() === '') {
+    problems.push('twitch.clientId and twitch.clientSecret are needed to refresh the token of twitch.bot.tokenFile');
+  }
+  if (checkIntervalMs !== undefined && !(Number.isFinite(checkIntervalMs) && checkIntervalMs > 0)) {
+    problems.push('the token file check interval must be above 0 ms');
+  }
+  return problems;
 }

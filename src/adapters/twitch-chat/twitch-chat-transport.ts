@@ -11,6 +11,12 @@
 // retried ever more slowly, not every second. A channel Twitch parts the bot from is rejoined the
 // same way (channel-joins.ts). What the connection hears in the channels is chat-events.ts's.
 //
+// The login token is asked of a token source before every (re)connect (chat-token-source.ts). A
+// fixed twitch.bot.token refused is final. A token file's refused token is renewed (refreshed, or
+// the newer one saved to the file taken) and the chat reconnects with it as after any drop, with
+// back-off; only when it cannot be renewed, or the renewed one is refused too, does the chat give
+// up, and then it connects again once a usable token is saved to the file (refused-login.ts).
+//
 // Lines are sent as one raw PRIVMSG each. tmi.js's own say() splits any line of 500 characters
 // or more by itself (outside the reply queue's pacing, dropping a character where there is no
 // space) and treats lines starting with "/" or "." as commands; the host has already split and
@@ -20,19 +26,22 @@ import type tmi from 'tmi.js';
 import { createChatListeners } from '../chat-listeners.ts';
 import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel, TWITCH_CHAT_LIMITS } from '../../host/chat-transport.ts';
 import type { ChatTransport } from '../../host/chat-transport.ts';
+import { errorText } from '../../host/redemptions/channel-points.ts';
 import { createChannelJoins } from './channel-joins.ts';
 import { createChatEvents } from './chat-events.ts';
+import { chatTokenSource } from './chat-token-source.ts';
+import type { ChatTokenSource, TokenRenewal } from './chat-token-source.ts';
 import { OwnLineEcho } from './own-line-echo.ts';
 import { ReconnectAttempts } from './reconnect-attempts.ts';
-import { isRefusedLogin, refusedLoginMessage } from './refused-login.ts';
+import { isRefusedLogin, noLoginTokenMessage, refusedLoginMessage, refusedRenewedLoginMessage, unrenewableLoginMessage } from './refused-login.ts';
 import { SendPause } from './send-pause.ts';
 import { newTmiClient } from './tmi-client.ts';
-import { TwitchChatError } from './twitch-chat-error.ts';
+import { ChatTokenError, TwitchChatError } from './twitch-chat-error.ts';
 import { resolveTwitchChatOptions } from './twitch-chat-options.ts';
 import type { TwitchChatOptions } from './twitch-chat-options.ts';
 
-export { TwitchChatError } from './twitch-chat-error.ts';
-export type { TwitchChatIdentity, TwitchChatOptions } from './twitch-chat-options.ts';
+export { ChatTokenError, TwitchChatError } from './twitch-chat-error.ts';
+export type { BotTokenFile, TwitchChatIdentity, TwitchChatOptions } from './twitch-chat-options.ts';
 
 export type TwitchChatState = 'connecting' | 'connected' | 'reconnecting' | 'disconnected';
 
@@ -45,7 +54,7 @@ export interface TwitchChatStateChange {
 
 export interface TwitchChatTransport extends ChatTransport {
   readonly state: TwitchChatState;
-  /** Why the chat gave up (a refused login), null while it has not. */
+  /** Why the chat gave up (a refused login, no token to log in with), null while it has not. */
   readonly lastError: string | null;
   /** Channels joined on the current connection. */
   readonly joinedChannels: readonly string[];
@@ -54,8 +63,9 @@ export interface TwitchChatTransport extends ChatTransport {
   onStateChange(listener: (change: TwitchChatStateChange) => void): () => void;
   /**
    * Connects. Resolves on the first login; rejects with a TwitchChatError when the login is
-   * refused (that is final: no retry) or stop() comes first. Meanwhile failed attempts are
-   * retried with back-off, so do not block startup on it: the rest of chatskin works without it.
+   * refused for good (a fixed token: no retry; a token file's that cannot be renewed: it connects
+   * again once a usable token is saved there) or stop() comes first. Meanwhile failed attempts
+   * are retried with back-off, so do not block startup on it: the rest of chatskin works without it.
    */
   start(): Promise<void>;
   /** Disconnects and stops reconnecting; pending say() calls reject. Idempotent. */
@@ -75,6 +85,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   const pause = new SendPause();
   const connectionAttempts = new ReconnectAttempts(backoff, stableAfterMs);
   const where = `${options.server.secure ? 'wss' : 'ws'}://${options.server.host}:${options.server.port}`;
+  const tokens: ChatTokenSource | null = identity === null ? null : chatTokenSource(identity, logger);
 
   let state: TwitchChatState = 'disconnected';
   let lastError: string | null = null;
@@ -86,6 +97,10 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   let started: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void; settled: boolean } | null = null;
   let stopping = false;
   let stopPromise: Promise<void> | null = null;
+  /** The token the current attempt logs in with (tmi.js asks for it at every login). */
+  let loginToken = '';
+  /** A renewed token has not logged in yet: Twitch refusing it too is final. */
+  let renewedUnused = false;
 
   const joins = createChannelJoins({
     channels, backoff, stableAfterMs, sendTimeoutMs, logger,
@@ -182,8 +197,62 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     rejectWaiters(error);
   };
 
+  /** Gives up for good, and with a token file waits for a usable token saved there. */
+  const giveUp = (message: string, reason: string): void => {
+    fail(message, reason);
+    if (tokens?.renewable) tokens.awaitNewToken(onNewToken);
+  };
+
+  const onNewToken = (): void => {
+    if (stopping || state !== 'disconnected') return;
+    // Refused too, it would not be renewed: it is as fresh as a token gets.
+    renewedUnused = true;
+    logger.info({ server: where }, 'Twitch chat connecting again with the new bot token');
+    setState('connecting', null);
+    // The last client gave up on its connection: a fresh one starts clean.
+    client = createClient();
+    connect(client);
+  };
+
   const connect = (current: tmi.Client): void => {
     startLoginWatchdog(loginTimeoutMs);
+    if (tokens === null) {
+      open(current);
+      return;
+    }
+    tokens.current().then((token) => {
+      if (stopping || current !== client) return;
+      loginToken = token;
+      open(current);
+    }, (error: unknown) => {
+      if (stopping || current !== client) return;
+      stopLoginWatchdog();
+      giveUp(noLoginTokenMessage(errorText(error)), 'no usable token');
+    });
+  };
+
+  /** Twitch refused a token file's token: a renewed one logs in after the back-off, as after a drop. */
+  const renewToken = (reason: string): void => {
+    const login = identity!.login;
+    if (renewedUnused) {
+      giveUp(refusedRenewedLoginMessage(reason, login), reason);
+      return;
+    }
+    logger.warn({ server: where, reason }, `Twitch refused the bot's token (${reason}): renewing it`);
+    setState('reconnecting', reason);
+    tokens!.renew(loginToken).then((how: TokenRenewal) => {
+      if (stopping) return;
+      renewedUnused = true;
+      scheduleReconnect(`Twitch refused the bot's token; logging in with the ${how === 'refreshed' ? 'refreshed' : 'new'} one`);
+    }, (error: unknown) => {
+      if (stopping) return;
+      if (error instanceof ChatTokenError && error.final) giveUp(unrenewableLoginMessage(reason, login, error.message), reason);
+      // The network or Twitch's 5xx: the next attempt is refused again and renews again.
+      else scheduleReconnect(`Twitch refused the bot's token and renewing it failed: ${errorText(error)}`);
+    });
+  };
+
+  const open = (current: tmi.Client): void => {
     current.connect().catch((reason: unknown) => {
       // tmi.js rejects with a reason string, and reports those through `disconnected` as well; an
       // Error is a connection that could not even be opened (a malformed server name).
@@ -198,7 +267,12 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       return;
     }
     if (isRefusedLogin(reason)) {
-      fail(refusedLoginMessage(reason, identity), reason);
+      if (tokens?.renewable) {
+        stopLoginWatchdog();
+        renewToken(reason);
+      } else {
+        fail(refusedLoginMessage(reason, identity), reason);
+      }
       return;
     }
     if (serverAskedReconnect) {
@@ -216,6 +290,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     if (stopping) return;
     stopLoginWatchdog();
     connectionAttempts.up(Date.now());
+    renewedUnused = false;
     const wasReconnect = state === 'reconnecting';
     lastError = null;
     logger.info({ server: where, login: client?.getUsername(), anonymous: identity === null, channels },
@@ -233,7 +308,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   const chatEvents = createChatEvents({ channels, identity, listeners, echo, pause, rateLimitPauseMs, logger, onReconnectAsked });
 
   const createClient = (): tmi.Client => {
-    const created = newTmiClient(options, identity, channels, backoff.initialDelayMs, logger);
+    const login = identity === null ? null : { username: identity.login, token: () => loginToken };
+    const created = newTmiClient(options, login, channels, backoff.initialDelayMs, logger);
     // Events of a client the login watchdog gave up on are ignored.
     const live = <Args extends unknown[]>(handler: (...args: Args) => void) => (...args: Args): void => {
       if (created === client) handler(...args);
@@ -286,7 +362,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
         reject = fail;
       });
       started = { promise, resolve, reject, settled: false };
-      logger.info({ server: where, login: identity?.login ?? null, channels }, identity === null
+      const tokenFile = identity !== null && 'tokenFile' in identity ? identity.tokenFile.path : undefined;
+      logger.info({ server: where, login: identity?.login ?? null, channels, ...(tokenFile === undefined ? {} : { tokenFile }) }, identity === null
         ? 'Twitch chat connecting anonymously (read-only: no twitch.bot identity)'
         : 'Twitch chat connecting');
       setState('connecting', null);
@@ -341,6 +418,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
           ]);
         }
         forgetConnection();
+        // A refreshed token is still saved (Twitch may have replaced the refresh token), within reason.
+        await Promise.race([tokens?.stop(), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
         setState('disconnected', null);
         logger.info({ server: where }, 'Twitch chat stopped');
       })();

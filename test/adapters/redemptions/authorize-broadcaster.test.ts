@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authorizeBroadcaster, TwitchAuthError } from '../../../src/adapters/redemptions/authorize-broadcaster.ts';
-import { DeviceCodeFlowError, runDeviceCodeFlow } from '../../../src/adapters/redemptions/device-code-flow.ts';
-import { readBroadcasterToken } from '../../../src/adapters/redemptions/token-file.ts';
+import { DeviceCodeFlowError, runDeviceCodeFlow } from '../../../src/adapters/twitch-auth/device-code-flow.ts';
+import { readTokenFile } from '../../../src/adapters/twitch-auth/token-file.ts';
 import { parseConfig } from '../../../src/config/load-config.ts';
 import type { Config } from '../../../src/config/config-schema.ts';
 import { FakeHelix } from '../../fakes/fake-helix.ts';
-import { FakeDeviceAuthorization } from './fake-device-authorization.ts';
-import type { FakeDeviceOptions } from './fake-device-authorization.ts';
+import { FakeDeviceAuthorization } from '../../fakes/fake-device-authorization.ts';
+import type { FakeDeviceOptions } from '../../fakes/fake-device-authorization.ts';
 
 const CLIENT_ID = 'chatskinclientid';
 const CLIENT_SECRET = 'chatskinclientsecret';
@@ -97,7 +97,7 @@ describe('chatskin twitch auth (device code flow)', () => {
     expect(polls).toHaveLength(3);
     expect(polls[0]?.form).toMatchObject({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' });
 
-    const saved = await readBroadcasterToken(setup.tokenFile);
+    const saved = await readTokenFile(setup.tokenFile);
     expect(saved).toMatchObject({ version: 1, clientId: CLIENT_ID, login: 'somechannel', userId: result.userId, scope: result.scopes });
     expect(setup.helix.tokens.find((t) => t.accessToken === saved?.accessToken)).toMatchObject({ userId: result.userId, clientId: CLIENT_ID });
     expect(statSync(setup.tokenFile).mode & 0o777).toBe(0o600);

@@ -2,7 +2,7 @@
 // says it expired, saved back (so a restart uses the new one), and refresh failures reported.
 import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBroadcasterToken } from '../../../src/adapters/redemptions/token-file.ts';
+import { readTokenFile } from '../../../src/adapters/twitch-auth/token-file.ts';
 import { CHANNEL, CLIENT_ID, openRedemptionWorld, waitUntil } from '../../redemptions/redemption-world.ts';
 import type { RedemptionWorld } from '../../redemptions/redemption-world.ts';
 
@@ -26,12 +26,15 @@ describe('the broadcaster token', () => {
     await redemptions.reconcile();
     await waitUntil(() => !readFileSync(world.tokenFile, 'utf8').includes(world.token.accessToken), 'the refreshed token to be saved');
 
-    const saved = await readBroadcasterToken(world.tokenFile);
+    const saved = await readTokenFile(world.tokenFile);
     expect(world.helix.tokens.find((t) => t.accessToken === saved?.accessToken)).toMatchObject({ userId: world.broadcaster.id, revoked: false });
     expect(saved).toMatchObject({ clientId: CLIENT_ID, userId: world.broadcaster.id, login: CHANNEL, refreshToken: world.token.refreshToken });
     expect(statSync(world.tokenFile).mode & 0o777).toBe(0o600);
     expect(redemptions.status().auth).toMatchObject({ state: 'ok', refreshes: 1, error: null });
     expect(world.helix.calls.filter((c) => c.path === '/auth/token').map((c) => c.status)).toEqual([200]);
+    // Read from the file, or refreshed: the logger scrubs them wherever they turn up.
+    world.logger.warn(`quoting ${world.token.accessToken} ${world.token.refreshToken} ${saved!.accessToken}`);
+    expect(world.logs.at(-1)?.msg).toBe('quoting [redacted] [redacted] [redacted]');
 
     await world.stop();
     const mark = world.helix.calls.length;
@@ -49,7 +52,7 @@ describe('the broadcaster token', () => {
     world.helix.expireAccessToken(world.token.accessToken);
     await redemptions.reconcile();
     await waitUntil(() => !readFileSync(world.tokenFile, 'utf8').includes(world.token.accessToken), 'the refreshed token to be saved');
-    const saved = await readBroadcasterToken(world.tokenFile);
+    const saved = await readTokenFile(world.tokenFile);
     expect(saved?.refreshToken).not.toBe(world.token.refreshToken);
     // The old refresh token no longer works on a rotating server; the saved one does.
     expect(world.helix.tokens.some((t) => t.refreshToken === saved?.refreshToken)).toBe(true);

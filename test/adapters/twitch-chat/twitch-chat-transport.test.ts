@@ -334,6 +334,29 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
       server: { host: '127.0.0.1', port: 6667, secure: false },
     });
   });
+
+  it('takes a bot token file from the config file, with what refreshing it needs', () => {
+    const config = parseConfig({
+      twitch: {
+        clientId: 'id', clientSecret: 'secret', bot: { login: 'MyBot', tokenFile: './data/bot.json', tokenFileCheckSeconds: 2 }, helix: { mockServerPort: 8081 },
+      },
+    });
+    expect(twitchChatOptionsFromConfig(config.twitch as TwitchConfig).identity).toEqual({
+      login: 'mybot', tokenFile: { path: './data/bot.json', clientId: 'id', clientSecret: 'secret', checkIntervalMs: 2000, mockServerPort: 8081 },
+    });
+  });
+
+  it('refuses a token file it could not refresh or look at', () => {
+    const logger = captureLogs().logger;
+    const server = { host: '127.0.0.1', port: 6667, secure: false };
+    const tokenFile = { path: './bot.json', clientId: 'id', clientSecret: 'secret' };
+    expect(() => createTwitchChatTransport({ channels: [CHANNEL], server, identity: { login: BOT, tokenFile: { ...tokenFile, path: ' ' } } }, logger))
+      .toThrow('twitch.bot.tokenFile is empty');
+    expect(() => createTwitchChatTransport({ channels: [CHANNEL], server, identity: { login: BOT, tokenFile: { ...tokenFile, clientSecret: '' } } }, logger))
+      .toThrow('twitch.clientId and twitch.clientSecret are needed to refresh the token of twitch.bot.tokenFile');
+    expect(() => createTwitchChatTransport({ channels: [CHANNEL], server, identity: { login: BOT, tokenFile: { ...tokenFile, checkIntervalMs: 0 } } }, logger))
+      .toThrow('the token file check interval must be above 0 ms');
+  });
 });
 
 describe('Twitch chat transport: a server that hangs, drops, parts or refuses', () => {

@@ -1,7 +1,8 @@
-// The broadcaster's Twitch token on disk: one JSON file, readable and writable by its owner only
-// (0600, in a folder created 0700), replaced atomically (write a temporary file, then rename) so
-// a crash while saving a refreshed token never leaves half a file. Written by
-// `chatskin twitch auth`, rewritten by the host on every refresh, so tokens survive restarts.
+// A Twitch user token on disk (the broadcaster's, twitch.broadcaster.tokenFile; the bot's,
+// twitch.bot.tokenFile): one JSON file, readable and writable by its owner only (0600, in a
+// folder created 0700), replaced atomically (write a temporary file, then rename) so a crash
+// while saving a refreshed token never leaves half a file. Written by `chatskin twitch auth`
+// (`--bot` for the bot's), rewritten by the host on every refresh, so tokens survive restarts.
 import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -46,7 +47,7 @@ const storedTokenSchema = z.strictObject({
   obtainmentTimestamp: z.number().int(),
 });
 
-export type StoredBroadcasterToken = z.output<typeof storedTokenSchema>;
+export type StoredTwitchToken = z.output<typeof storedTokenSchema>;
 
 /** A token file that exists but cannot be used; the message says what to do. */
 export class TokenFileError extends Error {
@@ -58,14 +59,19 @@ export class TokenFileError extends Error {
   }
 }
 
+export interface ReadTokenFileOptions {
+  /** Called when the file was readable by others (its mode then); it is now 0600. */
+  onLoosePermissions?: (mode: number) => void;
+  /** The command that writes the file again, named in the errors; default `chatskin twitch auth`. */
+  authCommand?: string;
+}
+
 /**
  * The stored token, or null when there is no file yet. A file others may read is tightened to
  * 0600 (reported through `onLoosePermissions`).
  */
-export async function readBroadcasterToken(
-  file: string,
-  options: { onLoosePermissions?: (mode: number) => void } = {},
-): Promise<StoredBroadcasterToken | null> {
+export async function readTokenFile(file: string, options: ReadTokenFileOptions = {}): Promise<StoredTwitchToken | null> {
+  const authCommand = options.authCommand ?? 'chatskin twitch auth';
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -82,17 +88,17 @@ export async function readBroadcasterToken(
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new TokenFileError(file, 'is not valid JSON; run `chatskin twitch auth` to write it again', { cause: error });
+    throw new TokenFileError(file, `is not valid JSON; run \`${authCommand}\` to write it again`, { cause: error });
   }
   const parsed = storedTokenSchema.safeParse(json);
   if (!parsed.success) {
-    throw new TokenFileError(file, `is not a chatskin token file (${z.prettifyError(parsed.error).replace(/\n/g, ' ')}); run \`chatskin twitch auth\` to write it again`);
+    throw new TokenFileError(file, `is not a chatskin token file (${z.prettifyError(parsed.error).replace(/\n/g, ' ')}); run \`${authCommand}\` to write it again`);
   }
   return parsed.data;
 }
 
 /** Writes the token with owner-only permissions, replacing any previous file atomically. */
-export async function writeBroadcasterToken(file: string, token: StoredBroadcasterToken): Promise<void> {
+export async function writeTokenFile(file: string, token: StoredTwitchToken): Promise<void> {
   const checked = storedTokenSchema.parse(token);
   const folder = path.dirname(path.resolve(file));
   await mkdir(folder, { recursive: true, mode: 0o700 });

@@ -1,6 +1,6 @@
-// id.twitch.tv's device code grant flow, for tests of `chatskin twitch auth`: FakeHelix serves the
-// other OAuth endpoints but not this flow, so this small server does, issuing FakeHelix's own
-// tokens (which FakeHelix then accepts and refreshes). Under /oauth2 like Twitch:
+// id.twitch.tv's device code grant flow, for tests of `chatskin twitch auth` (and `--bot`):
+// FakeHelix serves the other OAuth endpoints but not this flow, so this small server does,
+// issuing FakeHelix's own tokens (which FakeHelix then accepts and refreshes). Under /oauth2 like Twitch:
 //   POST /oauth2/device   client_id, scopes  -> device_code, user_code, verification_uri, interval, expires_in
 //   POST /oauth2/token    grant_type=urn:ietf:params:oauth:grant-type:device_code, device_code, client_id
 //                         -> 400 {status, message: authorization_pending | slow_down | access_denied | invalid device code}
@@ -8,7 +8,7 @@
 // `approve(userCode, login)` is the person entering the code on twitch.tv/activate.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { FakeHelix } from '../../fakes/fake-helix.ts';
+import type { FakeHelix } from './fake-helix.ts';
 
 interface PendingCode {
   clientId: string;

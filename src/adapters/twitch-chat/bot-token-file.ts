@@ -1,0 +1,181 @@
+// The bot's chat token from twitch.bot.tokenFile, which `chatskin twitch auth --bot` writes (the
+// broadcaster's token file format, token-file.ts). Before every login the file is looked at (a
+// stat; read only when it changed), so a token saved there meanwhile is used from the next login.
+// When Twitch refuses the token (it expired: Twitch's user tokens last a few hours) it is refreshed
+// with the application's credentials and the new one saved back, so a restart starts from it.
+//
+// A refresh Twitch refuses (a revoked refresh token, a changed client secret) cannot be helped
+// here: the chat then waits for `chatskin twitch auth --bot`, looking at the file every few
+// seconds as the redemptions do, and connects again with the first usable token saved there.
+// A token in the file is usable when it is of twitch.bot.login, issued to twitch.clientId (the
+// refresh needs the same application) and has chat:read and chat:edit. Every token read or
+// refreshed is added to the logger's secrets at once.
+import type { Logger } from 'pino';
+import { systemClock } from '../../host/clock.ts';
+import type { ScheduledTimer } from '../../host/clock.ts';
+import { addLogSecrets } from '../../host/logger.ts';
+import { errorText } from '../../host/redemptions/channel-points.ts';
+import { readTokenFile, tokenFileFingerprint, TokenFileError, writeTokenFile } from '../twitch-auth/token-file.ts';
+import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
+import { refreshStoredToken, TokenRefreshError } from '../twitch-auth/token-refresh.ts';
+import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
+import { missingBotScopes } from './bot-scopes.ts';
+import type { ChatTokenSource, TokenRenewal } from './chat-token-source.ts';
+import { REAUTHORIZE_BOT_HINT } from './refused-login.ts';
+import { ChatTokenError } from './twitch-chat-error.ts';
+import type { BotTokenFile } from './twitch-chat-options.ts';
+
+export interface BotTokenFileOptions extends BotTokenFile {
+  /** twitch.bot.login, lower case: the token must be this account's. */
+  login: string;
+}
+
+const AUTH_COMMAND = 'chatskin twitch auth --bot';
+/** For a file that cannot be read as a token file: its error already says to run the command. */
+const WATCHED_HINT = 'the running chatskin picks a usable token up from there within seconds and connects the chat again (no restart needed)';
+const DEFAULT_CHECK_INTERVAL_MS = 5_000;
+
+export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger): ChatTokenSource {
+  const file = options.path;
+  const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
+  const log = logger.child({ component: 'twitch-bot-token', tokenFile: file });
+  applyTwurpleMockPort(options.mockServerPort ?? null);
+
+  /** The token in use; null until the file held a usable one. */
+  let token: StoredTwitchToken | null = null;
+  /** Every access token this process loaded, refreshed or saved: the file holding one of them is no news. */
+  const known = new Set<string>();
+  /** The file as last looked at (null: not yet); read again only when this changes. */
+  let seen: string | null = null;
+  /** Why there is no usable token in the file, with what to do. */
+  let problem = `there is no bot token at ${file}; ${REAUTHORIZE_BOT_HINT}`;
+  let looking: Promise<boolean> | null = null;
+  let renewing: Promise<unknown> = Promise.resolve();
+  let watch: ScheduledTimer | null = null;
+  let stopped = false;
+
+  /** Why a token found in the file cannot be used, or null when it can. */
+  function unusable(found: StoredTwitchToken): string | null {
+    if (found.login !== options.login) return `belongs to "${found.login}", not twitch.bot.login "${options.login}"`;
+    if (found.clientId !== options.clientId) return `was issued to the client id ${found.clientId}, not twitch.clientId`;
+    const missing = missingBotScopes(found.scope);
+    return missing.length > 0 ? `lacks ${missing.join(', ')}` : null;
+  }
+
+  /** Reads the file if it changed since the last look, and takes a usable token there this process did not have. True when it did. */
+  async function lookAtFile(): Promise<boolean> {
+    const fingerprint = await tokenFileFingerprint(file);
+    if (fingerprint === seen) return false;
+    const first = seen === null;
+    seen = fingerprint;
+    let found: StoredTwitchToken | null;
+    try {
+      found = await readTokenFile(file, {
+        authCommand: AUTH_COMMAND,
+        onLoosePermissions: (mode) => log.warn({ mode: mode.toString(8) }, 'the bot\'s token file was readable by others; its permissions are now 600'),
+      });
+    } catch (error) {
+      if (!(error instanceof TokenFileError)) throw error;
+      return cannotUse(`${error.message}; ${WATCHED_HINT}`, first);
+    }
+    // A removed file is no news worth a warning: the token in use, if any, stays.
+    if (found === null) return cannotUse(`there is no bot token at ${file}; ${REAUTHORIZE_BOT_HINT}`, true);
+    addLogSecrets(logger, [found.accessToken, found.refreshToken]);
+    if (known.has(found.accessToken)) return false;
+    const why = unusable(found);
+    if (why !== null) return cannotUse(`the token in ${file} ${why}; ${REAUTHORIZE_BOT_HINT}`, first);
+    known.add(found.accessToken);
+    token = found;
+    if (!first) log.info('took the new bot token saved by `chatskin twitch auth --bot`');
+    return true;
+  }
+
+  /** The file holds nothing usable: said as a warning unless `quiet` (the chat says it itself). */
+  function cannotUse(why: string, quiet: boolean): false {
+    problem = why;
+    if (!quiet) log.warn(`the bot's token file changed, but it cannot be used: ${why}`);
+    return false;
+  }
+
+  /** One look at a time; a look that fails (the file system) changes nothing. */
+  function look(): Promise<boolean> {
+    looking ??= lookAtFile().catch((error: unknown) => {
+      log.warn(`looking at the bot's token file failed: ${errorText(error)}`);
+      return false;
+    }).finally(() => {
+      looking = null;
+    });
+    return looking;
+  }
+
+  async function refresh(current: StoredTwitchToken): Promise<TokenRenewal> {
+    let refreshed: StoredTwitchToken;
+    try {
+      refreshed = await refreshStoredToken(current, options.clientSecret);
+    } catch (error) {
+      const message = error instanceof TokenRefreshError ? error.message : errorText(error);
+      if (!(error instanceof TokenRefreshError) || !error.refused) throw new ChatTokenError(`refreshing the bot's token failed (${message})`, false);
+      // `chatskin twitch auth --bot` may have saved a new token meanwhile.
+      if (await look()) return 'from-file';
+      throw new ChatTokenError(`Twitch refused to refresh the bot's token (${message}); ${REAUTHORIZE_BOT_HINT}`, true);
+    }
+    addLogSecrets(logger, [refreshed.accessToken, refreshed.refreshToken]);
+    known.add(refreshed.accessToken);
+    token = refreshed;
+    // Saved even when stopping: Twitch may have replaced the refresh token, and the old one then stops working.
+    try {
+      await writeTokenFile(file, refreshed);
+      log.info('refreshed the bot\'s Twitch token and saved it');
+    } catch (error) {
+      log.error(`refreshed the bot's Twitch token but could not save it (${errorText(error)}): `
+        + 'it is used until chatskin stops; after a restart the old one may no longer work');
+    }
+    return 'refreshed';
+  }
+
+  return {
+    renewable: true,
+
+    async current() {
+      await look();
+      if (token === null) throw new ChatTokenError(problem, true);
+      return token.accessToken;
+    },
+
+    renew(refused) {
+      const renewal = (async (): Promise<TokenRenewal> => {
+        await look();
+        if (token === null) throw new ChatTokenError(problem, true);
+        // Saved to the file since that login (by `chatskin twitch auth --bot`): no refresh needed.
+        if (token.accessToken !== refused) return 'from-file';
+        return refresh(token);
+      })();
+      renewing = renewal.catch(() => {});
+      return renewal;
+    },
+
+    awaitNewToken(onToken) {
+      watch?.cancel();
+      const arm = (): void => {
+        if (stopped) return;
+        watch = systemClock.schedule(() => {
+          watch = null;
+          void look().then((found) => {
+            if (stopped) return;
+            if (found) onToken();
+            else arm();
+          });
+        }, checkIntervalMs);
+      };
+      arm();
+    },
+
+    async stop() {
+      stopped = true;
+      watch?.cancel();
+      watch = null;
+      await looking;
+      await renewing;
+    },
+  };
+}

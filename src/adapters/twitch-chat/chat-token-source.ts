@@ -1,0 +1,41 @@
+// Where the chat's login token comes from: asked before every (re)connect. A fixed
+// twitch.bot.token never changes, so Twitch refusing it is final; a token file's can be renewed
+// (bot-token-file.ts).
+import type { Logger } from 'pino';
+import { createBotTokenFile } from './bot-token-file.ts';
+import { ChatTokenError } from './twitch-chat-error.ts';
+import type { TwitchChatIdentity } from './twitch-chat-options.ts';
+
+/** How a refused token was replaced: a newer one saved to the file, or Twitch refreshed it. */
+export type TokenRenewal = 'from-file' | 'refreshed';
+
+export interface ChatTokenSource {
+  /** False: a refused login is final (a fixed token). */
+  readonly renewable: boolean;
+  /** The token to log in with now (no "oauth:"); rejects with a ChatTokenError saying what to do when there is none. */
+  current(): Promise<string>;
+  /** Twitch refused `refused`: replaces it. Rejects with a ChatTokenError, `final` when only a new authorization helps. */
+  renew(refused: string): Promise<TokenRenewal>;
+  /** After a final refusal: calls `onToken` once a usable new token was saved to the file, then stops looking. */
+  awaitNewToken(onToken: () => void): void;
+  /** Stops looking at the file; waits for a renewal under way and its token to be saved. */
+  stop(): Promise<void>;
+}
+
+/** twitch.bot.token: the same token for every login. */
+export function fixedChatToken(token: string): ChatTokenSource {
+  const bare = token.replace(/^oauth:/i, '');
+  return {
+    renewable: false,
+    current: () => Promise.resolve(bare),
+    renew: () => Promise.reject(new ChatTokenError('twitch.bot.token is fixed: it cannot be renewed', true)),
+    awaitNewToken: () => {},
+    stop: async () => {},
+  };
+}
+
+export function chatTokenSource(identity: TwitchChatIdentity, logger: Logger): ChatTokenSource {
+  return 'tokenFile' in identity
+    ? createBotTokenFile({ ...identity.tokenFile, login: identity.login }, logger)
+    : fixedChatToken(identity.token);
+}

@@ -14,7 +14,11 @@ export interface HealthParts {
 export function healthComponents(parts: HealthParts): Record<string, string> {
   const components: Record<string, string> = {};
   const { transports, host, redemptions } = parts;
-  if (transports?.twitch) components['twitch-chat'] = transports.twitch.state;
+  if (transports?.twitch) {
+    const { state, lastError } = transports.twitch;
+    // Given up for good (a refused login or token): unlike a drop, only a person can mend it.
+    components['twitch-chat'] = state === 'disconnected' && lastError !== null ? 'login-refused' : state;
+  }
   if (transports?.local) components['local-chat'] = 'running';
   for (const plugin of host?.plugins ?? []) components[`plugin:${plugin.name}`] = plugin.state;
   if (redemptions) components['redemptions'] = redemptions.status().state;

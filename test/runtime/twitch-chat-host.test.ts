@@ -175,4 +175,17 @@ describe('host with Twitch chat: GET /healthz', () => {
       await irc.close();
     }
   });
+
+  it('reports a login Twitch refused for good apart from a dropped connection', async () => {
+    const irc = await FakeTwitchIrc.start({ rejectTokens: ['testtoken'] });
+    const running = await startChatskin(twitchHostConfig(irc, 'chatskin-host-refused-'), { logger: pino({ level: 'silent' }), stdin: null });
+    try {
+      const state = async () => (((await (await fetch(`${running.baseUrl}/healthz`)).json()) as { components: Record<string, string> }).components['twitch-chat']);
+      await expect.poll(state, { timeout: 5000 }).toBe('login-refused');
+      expect(running.transports.twitch!.lastError).toMatch(/^Twitch refused the bot's login as chatskinbot/);
+    } finally {
+      await running.close();
+      await irc.close();
+    }
+  });
 });

@@ -34,8 +34,9 @@ const COMMAND_HELP: Record<string, string> = {
 Starts the whole host in one process: the overlay style service's HTTP API
 (http://HOST:PORT/api/v1, from config http.host and http.port), the overlay
 browser source (/overlay/TOKEN), its live push WebSocket, the bot with its
-plugins, and, with no Twitch credentials, the local chat. Prints the URLs,
-the local chat's browser page (/local/chat/say) among them.
+plugins, Twitch chat when configured, and the local chat (on unless
+localChat.enabled is false, beside Twitch chat too). Prints the URLs, the
+local chat's browser page (/local/chat/say) among them.
 GET /healthz answers 200 once ready. SIGINT/SIGTERM shut down gracefully.
 An address it cannot listen on (port in use, a port below 1024 without the
 rights, a host that is not this machine's) stops it with exit code 1 and a
@@ -70,9 +71,9 @@ browser-source URL to paste into OBS.
   chat: `Usage: chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]
 
 Sends a chat line to a running host's local chat (loopback only), as if
-LOGIN (default: viewer) typed it. ROLE is one of broadcaster, moderator,
+LOGIN (default: you) typed it. ROLE is one of broadcaster, moderator,
 vip, subscriber, everyone (default everyone). --url defaults to the host's
-address from the config.
+listening address from the config (never overlay.publicUrl).
 `,
   twitch: `Usage: chatskin twitch auth [--bot] [--config FILE]
 

@@ -13,8 +13,8 @@ export const overlayClientConfigSchema = z.discriminatedUnion('mode', [
   z.strictObject({
     mode: z.literal('remote'),
     /** The remote API's {base_url}, prefix included. */
-    baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL such as https://example.com/api/v1' }),
-    apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'apiKey must be the API key token (visible characters, no spaces)'),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://example.com/api/v1' }),
+    apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'must be the API key token (visible characters, no spaces)'),
     userAgent: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive().optional(),
     maxRetries: z.number().int().min(0).max(10).optional(),

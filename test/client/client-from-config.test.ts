@@ -32,7 +32,7 @@ describe('createOverlayClientFromConfig', () => {
 
   it.each([
     [{ mode: 'remote', apiKey: 'k' }, /baseUrl/],
-    [{ mode: 'remote', baseUrl: 'ftp://x.example/api', apiKey: 'k' }, /baseUrl must be an http\(s\) URL/],
+    [{ mode: 'remote', baseUrl: 'ftp://x.example/api', apiKey: 'k' }, /must be an http\(s\) URL[\s\S]*at baseUrl/],
     [{ mode: 'remote', baseUrl: 'https://x.example/api/v1', apiKey: 'has space' }, /apiKey/],
     [{ mode: 'remote', baseUrl: 'https://x.example/api/v1', apiKey: 'k', maxRetries: 99 }, /maxRetries/],
     [{ mode: 'bundled', baseUrl: 'https://x.example/api/v1' }, /baseUrl/],

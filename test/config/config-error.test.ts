@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { configIssueWording, describeZodIssues, formatConfigPath } from '../../src/config/config-error.ts';
+import { parseConfig } from '../../src/config/index.ts';
 
 /** `path: message` lines, exactly as the config loader and the plugin loader word them. */
 function problems(schema: z.ZodType, input: unknown): string[] {
@@ -80,6 +81,11 @@ describe('config and plugin-settings problems', () => {
     const lines = CASES.flatMap(([, schema, input]) => problems(schema, input));
     const leaks = lines.filter((line) => ZOD_WORDING.test(line.replace(/ \(got .*\)$/, '')));
     expect(leaks).toEqual([]);
+  });
+
+  it('a missing key of the real schema reads as one sentence (service.baseUrl in remote mode)', () => {
+    expect(() => parseConfig({ channel: { login: 'alice' }, service: { mode: 'remote', apiKey: 'cs_key' } }))
+      .toThrow(/service\.baseUrl: is missing; it must be an http\(s\) URL such as https:\/\/example\.com\/api\/v1/);
   });
 
   it('the schema\'s own wording still wins', () => {

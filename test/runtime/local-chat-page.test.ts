@@ -102,7 +102,7 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
     expect(own.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const proxied = await fetch(`${running.baseUrl}/local/chat/say`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
     expect(proxied.status).toBe(403);
-    expect(await proxied.json()).toEqual({ message: 'GET /local/chat/say only answers requests from this machine (a loopback address, no proxy headers).' });
+    expect(await proxied.json()).toEqual({ message: 'GET /local/chat/say only answers requests from this machine (a loopback address and host name, no proxy headers).' });
     const script = await fetch(`${running.baseUrl}/local/chat/say.js`, { headers: { forwarded: 'for=203.0.113.9' } });
     expect(script.status).toBe(403);
   });

@@ -50,7 +50,7 @@ export function registerLocalChatSayRoute(app: FastifyInstance, transport: Local
     local.addHook('onRequest', async (request, reply) => {
       if (!isLocalRequest(request)) {
         return reply.code(403).type('application/json; charset=utf-8')
-          .send({ message: `${request.method} ${request.routeOptions.url ?? LOCAL_CHAT_SAY_PATH} only answers requests from this machine (a loopback address, no proxy headers).` });
+          .send({ message: `${request.method} ${request.routeOptions.url ?? LOCAL_CHAT_SAY_PATH} only answers requests from this machine (a loopback address and host name, no proxy headers).` });
       }
     });
     local.get(LOCAL_CHAT_SAY_PATH, async (_request, reply) => {

@@ -89,7 +89,7 @@ describe(`POST ${LOCAL_CHAT_SAY_PATH}`, () => {
       const since = recorder.events.length;
       const response = await post({ text: 'hi' }, { [header]: '203.0.113.9' });
       expect(response.status).toBe(403);
-      expect(response.body.message).toBe(`POST ${LOCAL_CHAT_SAY_PATH} only answers requests from this machine (a loopback address, no proxy headers).`);
+      expect(response.body.message).toBe(`POST ${LOCAL_CHAT_SAY_PATH} only answers requests from this machine (a loopback address and host name, no proxy headers).`);
       expect(recorder.events.length).toBe(since);
     }
   });

@@ -1,8 +1,9 @@
 // POST /local/chat over real sockets: delivered to the channel's overlays from loopback,
 // refused from anywhere else.
+import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLoopbackAddress } from '../../../src/service/push/local-chat-route.ts';
+import { isLoopbackAddress, isLoopbackHostName } from '../../../src/service/push/local-chat-route.ts';
 import { OverlaySocket, startPushTestServer } from './push-test-server.ts';
 import type { PushTestServer } from './push-test-server.ts';
 
@@ -68,6 +69,27 @@ describe('POST /local/chat', () => {
     }
   });
 
+  /** A POST from loopback with the Host and Origin headers given as is (fetch will not set Host). */
+  const postAs = (headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
+    const body = JSON.stringify({ token: server.main.token, event: { type: 'chat-cleared' } });
+    const sent = request({ host: '127.0.0.1', port: server.port, path: '/local/chat', method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+
+  it('refuses a request that names another host or comes from a page of another origin (DNS rebinding)', async () => {
+    expect(await postAs({ host: `evil.example:${server.port}` })).toBe(403);
+    expect(await postAs({ host: `127.0.0.1:${server.port}`, origin: `http://evil.example:${server.port}` })).toBe(403);
+    expect(await postAs({ host: `127.0.0.1:${server.port}`, origin: 'null' })).toBe(403);
+    // This machine's own names and pages are served.
+    expect(await postAs({ host: `localhost:${server.port}`, origin: `http://localhost:${server.port}` })).toBe(202);
+    expect(await postAs({ host: `127.0.0.1:${server.port}`, origin: `http://127.0.0.1:${server.port}` })).toBe(202);
+    expect(await postAs({ host: `[::1]:${server.port}` })).toBe(202);
+  });
+
   it.skipIf(externalAddress === undefined)('refuses a request from a non-loopback address', async () => {
     const response = await post({ token: server.main.token, event: { type: 'chat-cleared' } }, {}, `http://${externalAddress}:${server.port}`);
     expect(response.status).toBe(403);
@@ -78,5 +100,12 @@ describe('isLoopbackAddress', () => {
   it.each([['127.0.0.1', true], ['127.8.9.10', true], ['::1', true], ['::ffff:127.0.0.1', true],
     ['192.0.2.2', false], ['::ffff:10.0.0.1', false], ['fd00::2', false], ['1127.0.0.1', false], [undefined, false]] as const)('%s -> %s', (address, expected) => {
     expect(isLoopbackAddress(address)).toBe(expected);
+  });
+});
+
+describe('isLoopbackHostName', () => {
+  it.each([['localhost', true], ['LOCALHOST', true], ['127.0.0.1', true], ['[::1]', true], ['::1', true],
+    ['evil.example', false], ['localhost.evil.example', false], ['192.0.2.2', false], ['[fd00::2]', false]] as const)('%s -> %s', (name, expected) => {
+    expect(isLoopbackHostName(name)).toBe(expected);
   });
 });

@@ -150,21 +150,23 @@ export default definePlugin({ name: 'slowfail', async setup() { await Promise.re
   });
 
   it('a setup that never finishes is failed after the timeout, and cannot register afterwards', async () => {
+    // The context is handed over on globalThis: importing the module here as well could give a
+    // second instance of it while the host's import is still under way.
     folders.add('stuck', `import { definePlugin } from SDK;
-export const held = { ctx: null };
-export default definePlugin({ name: 'stuck', setup(ctx) { held.ctx = ctx; return new Promise(() => {}); } });`);
+export default definePlugin({ name: 'stuck', setup(ctx) { globalThis.stuckPluginContext = ctx; return new Promise(() => {}); } });`);
     folders.add('hello', answering('hello', 'hi', 'after'));
     const clock = new ManualClock();
     const starting = hostWith({ stuck: {}, hello: {} }, {}, { setupTimeoutMs: 5_000, clock });
     // Loading and setup share one deadline; wait until setup was called before it passes.
-    const { held } = await import(join(folders.dir, 'stuck', 'index.ts')) as { held: { ctx: PluginContext | null } };
-    await vi.waitFor(() => expect(held.ctx).not.toBeNull(), { timeout: 10_000 });
+    const held = globalThis as { stuckPluginContext?: PluginContext };
+    await vi.waitFor(() => expect(held.stuckPluginContext).toBeDefined(), { timeout: 5_000 });
     expect(clock.pendingTimers).toBe(1);
     await clock.advance(5_000);
     const test = await starting;
     expect(test.host.plugins[0]).toMatchObject({ name: 'stuck', state: 'failed', error: 'setup did not finish within 5000 ms' });
     expect(test.host.plugins[1]).toMatchObject({ name: 'hello', state: 'running' });
-    expect(() => held.ctx!.command({ name: 'late', run: () => {} })).toThrow('plugin stuck failed to start; it cannot register anything');
+    expect(() => held.stuckPluginContext!.command({ name: 'late', run: () => {} })).toThrow('plugin stuck failed to start; it cannot register anything');
+    delete held.stuckPluginContext;
     expect(await ask(test, '!hi')).toEqual(['@Viewer_val after']);
   });
 

@@ -23,6 +23,7 @@ const FIXTURE = {
         { slug: 'vault', name: 'Vault', template: 'bubbles', availability: 'exclusive', values: {} },
         { slug: 'retired', name: 'Retired', template: 'bubbles', availability: 'purchase', active: false, values: {} },
         { slug: 'tape', name: 'Tape', template: 'ticker', availability: 'purchase', values: {} },
+        { slug: 'owl', name: 'Night Owl', template: 'bubbles', availability: 'purchase', values: {} },
       ],
     },
     { login: 'other', premium: true, skins: [{ slug: 'foreign', name: 'Foreign', template: 'bubbles', availability: 'purchase', values: {} }] },
@@ -110,7 +111,17 @@ describe('grants plugin: !grant', () => {
 
   it('a missing argument gets the usage line', async () => {
     const { test } = await world();
-    expect(await chat(test, '!grant neon')).toEqual(['@Mod_mia skin is missing. Usage: !grant <viewer> <skin>']);
+    expect(await chat(test, '!grant neon')).toEqual(['@Mod_mia skin is missing. Usage: !grant <viewer> <skin...>']);
+  });
+
+  it('takes a skin name with spaces (the rest of the line), and revokes it by that name', async () => {
+    const { test, client } = await world();
+    expect(await chat(test, '!grant @viewer_one Night Owl')).toEqual(['@Mod_mia granted Night Owl to viewer_one.']);
+    expect(await granted(client, 'viewer_one')).toEqual(['owl']);
+    expect(await chat(test, '!grant viewer_one night owl  ')).toEqual(['@Mod_mia viewer_one already has Night Owl.']);
+    expect(await chat(test, '!grant viewer_one Night Hawk')).toEqual(['@Mod_mia there is no skin "Night Hawk" on this channel.']);
+    expect(await chat(test, '!revoke viewer_one NIGHT OWL')).toEqual(['@Mod_mia revoked Night Owl from viewer_one.']);
+    expect(await granted(client, 'viewer_one')).toEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
 // The grants plugin (moderators give and take back skins):
-//   !grant @viewer <skin>    grant a skin (POST /viewers/unlock-skin)
-//   !revoke @viewer <skin>   withdraw a grant (DELETE /viewers/unlock-skin); purchases stay
-// <skin> is a slug or name of the channel's skins for the overlay's template (GET /skins), a name
-// from the config's skinIds (for global skins and other templates), or a numeric skin id.
+//   !grant @viewer <skin...>    grant a skin (POST /viewers/unlock-skin)
+//   !revoke @viewer <skin...>   withdraw a grant (DELETE /viewers/unlock-skin); purchases stay
+// <skin> is the rest of the line: a slug or name (spaces allowed) of the channel's skins for the
+// overlay's template (GET /skins), a name from the config's skinIds (for global skins and other
+// templates), or a numeric skin id.
 // Only spec operations are used, so it works against a remote service too. docs/commands.md.
 import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, z } from '../../src/sdk.ts';
 import type { CommandInvocation } from '../../src/sdk.ts';
@@ -58,11 +59,12 @@ export default definePlugin({
     ctx.command({
       name: 'grant',
       aliases: ['grantskin'],
-      description: 'Grants a viewer a skin: !grant @viewer <skin>',
-      args: [{ name: 'viewer', type: 'user' }, { name: 'skin', type: 'string' }],
+      description: 'Grants a viewer a skin: !grant @viewer <skin...>',
+      args: [{ name: 'viewer', type: 'user' }, { name: 'skin', type: 'rest' }],
       role: 'moderator',
       run: (call) => answering(call, async () => {
-        const { viewer, skin: typed } = call.args;
+        const { viewer } = call.args;
+        const typed = call.args.skin.trim();
         const skin = await chooseSkin(typed);
         try {
           const result = await ctx.overlay.unlockSkin({ twitch_username: viewer, skin_id: skin.id });
@@ -82,11 +84,12 @@ export default definePlugin({
     ctx.command({
       name: 'revoke',
       aliases: ['revokeskin'],
-      description: 'Withdraws a skin granted to a viewer: !revoke @viewer <skin>',
-      args: [{ name: 'viewer', type: 'user' }, { name: 'skin', type: 'string' }],
+      description: 'Withdraws a skin granted to a viewer: !revoke @viewer <skin...>',
+      args: [{ name: 'viewer', type: 'user' }, { name: 'skin', type: 'rest' }],
       role: 'moderator',
       run: (call) => answering(call, async () => {
-        const { viewer, skin: typed } = call.args;
+        const { viewer } = call.args;
+        const typed = call.args.skin.trim();
         let grants;
         try {
           grants = await ctx.overlay.listViewerSkins(viewer);

@@ -87,6 +87,23 @@ describe('skins plugin: !skins', () => {
     expect(await chat(test, '!skins', viewerOne())).toHaveLength(1);
   });
 
+  it('long names make fewer names listed: the reply stays one chat message, with +N more', async () => {
+    // 20 bought and 20 free skins, each with a name of the longest length, 100 characters.
+    const longName = (kind: string, index: number) => `${kind} ${String(index).padStart(2, '0')} `.padEnd(100, 'x');
+    const many = (kind: string, availability: string) => Array.from({ length: 20 }, (_, index) => (
+      { slug: `${kind}-${index}`, name: longName(kind, index), template: 'bubbles', availability, values: {} }
+    ));
+    const fixture = structuredClone(FIXTURE);
+    fixture.accounts[0]!.skins.push(...many('bought', 'purchase'), ...many('free', 'free'));
+    fixture.purchases.push(...Array.from({ length: 20 }, (_, index) => ({ account: 'streamer', viewer: 'viewer_one', skin: `bought-${index}` })));
+    const { test } = await startPluginWorld({ fixture, plugin: 'skins' });
+    const reply = await chat(test, '!skins', viewerOne());
+    expect(reply).toHaveLength(1);
+    expect(reply[0]!.length).toBeLessThanOrEqual(500);
+    // Free skins get the room the bought ones leave.
+    expect(reply[0]).toMatch(/^@Viewer_One your skins: Neon, bought 00 x+ \+19 more\. Free for everyone: Night Owl, free 00 x+, free 01 x+ \+19 more\. Using: none\. Pick with !skin <name>, or !skin none\.$/);
+  });
+
   it('a chat without Twitch user ids gets one line and signs nobody in', async () => {
     const w = await world();
     expect(await chat(w.test, '!skins', chatTags('local_lou', { 'user-id': '' }))).toEqual([
@@ -148,6 +165,18 @@ describe('skins plugin: !skin', () => {
     expect(await shownSkin(w, '2002')).toBe('vault');
   });
 
+  it('showing the current skin is not a pick: a pick may follow at once', async () => {
+    const w = await world();
+    expect(await chat(w.test, '!skin', viewerOne())).toEqual(['@Viewer_One you have no skin picked. !skins lists yours.']);
+    expect(await chat(w.test, '!skin night owl', viewerOne())).toEqual(['@Viewer_One your messages now use Night Owl.']);
+    expect(await chat(w.test, '!skin neon', viewerOne())).toEqual(['@Viewer_One !skin is cooling down, try again in 10 s.']);
+    // Showing again and again is held once in 10 s like a pick.
+    await w.test.clock.advance(10_000);
+    expect(await chat(w.test, '!skin', viewerOne())).toEqual(['@Viewer_One you are using Night Owl. !skins lists yours.']);
+    expect(await chat(w.test, '!skin', viewerOne())).toEqual(['@Viewer_One you are using Night Owl. !skins lists yours.']);
+    expect(await chat(w.test, '!skin', viewerOne())).toEqual(['@Viewer_One !skin is cooling down, try again in 10 s.']);
+  });
+
   it('has a 10 s cooldown per viewer', async () => {
     const w = await world();
     expect(await chat(w.test, '!skin neon', viewerOne())).toHaveLength(1);
@@ -205,6 +234,22 @@ describe('skins plugin: remote service (HTTP client, bundled server on a real so
       '@Viewer_One skins granted to you: Vault, Tape. Free for everyone: Sunny.',
     ]);
     expect(w.requests.slice(before).sort()).toEqual(['GET /api/v1/skins', 'GET /api/v1/viewers/1001/skins']);
+  });
+
+  it('long names make fewer names listed: the reply stays one chat message, with +N more', async () => {
+    const longName = (kind: string, index: number) => `${kind} ${String(index).padStart(2, '0')} `.padEnd(100, 'x');
+    const fixture = structuredClone(REMOTE_FIXTURE);
+    for (const [kind, availability] of [['granted', 'exclusive'], ['free', 'free']] as const) {
+      for (let index = 0; index < 20; index++) {
+        fixture.accounts[0]!.skins.push({ slug: `${kind}-${index}`, name: longName(kind, index), template: 'bubbles', availability, values: {} });
+      }
+    }
+    fixture.grants.push(...Array.from({ length: 20 }, (_, index) => ({ account: 'streamer', viewer: 'viewer_one', skin: `granted-${index}` })));
+    const w = await startRemotePluginWorld({ fixture, plugins: { skins: {} } });
+    const reply = await ask(w.test, '!skins', viewerOne());
+    expect(reply).toHaveLength(1);
+    expect(reply[0]!.length).toBeLessThanOrEqual(500);
+    expect(reply[0]).toMatch(/^@Viewer_One skins granted to you: Vault, Fading, Tape, granted 00 x+ \+\d+ more\. Free for everyone: Sunny, free 00 x+(, free \d\d x+)* \+\d+ more\.$/);
   });
 
   it('a viewer the remote service does not know has no grants; they are not signed in there', async () => {

@@ -1,6 +1,7 @@
 // The skins plugin (viewers choose the skin their chat messages render with):
 //   !skins           the skins I may pick: mine (granted or bought) and the free ones
 //   !skin <name>     pick one (by name, slug or id);  !skin none  back to none;  !skin  my current one
+// Showing the current one gives its cooldown back, so a pick may follow at once.
 // A viewer is known by their Twitch user id. The Twitch chat gives the real one; the local chat
 // gives each chatter a made-up, stable one ("9" and 15 digits from the login), so skins work
 // there too; beside a real Twitch chat it gives `local:<login>`, and such a line (or one without
@@ -18,16 +19,41 @@ import type { ChatUser, CommandInvocation, PickableSkin, ViewerSkinRef } from '.
 
 const SKINS_NAMES = ['skins', 'myskins'];
 const SKIN_NAMES = ['skin', 'pickskin'];
-/** Names listed per group before "+N more", so a listing stays one chat message. */
+/** Names listed per group before "+N more"; fewer when long names would not fit one chat message. */
 const LISTED = 15;
+/** A listing reply, mention included, stays within this: one Twitch message (500) with room to spare. */
+const REPLY_ROOM = 490;
 const TWITCH_USER_ID = /^[0-9]{1,32}$/;
 const NONE_WORDS = new Set(['none', 'off']);
 /** Why !skin cannot work against a remote service. */
 const REMOTE_PICK = 'picking a skin in chat needs the bundled overlay service; this bot uses a remote one, whose API cannot pick skins or show your pick.';
 
-function names(skins: readonly { name: string }[]): string {
-  const shown = skins.slice(0, LISTED).map((skin) => skin.name);
-  return skins.length > LISTED ? `${shown.join(', ')} +${skins.length - LISTED} more` : shown.join(', ');
+/** The skins' names joined by ", ", at most LISTED and at most `room` characters, then "+N more". */
+function names(skins: readonly { name: string }[], room: number): string {
+  let text = '';
+  let shown = 0;
+  for (const { name } of skins.slice(0, LISTED)) {
+    const next = shown === 0 ? name : `${text}, ${name}`;
+    const left = skins.length - shown - 1;
+    if (next.length + (left === 0 ? 0 : ` +${left} more`.length) > room) break;
+    text = next;
+    shown += 1;
+  }
+  const left = skins.length - shown;
+  if (left === 0) return text;
+  return shown === 0 ? `+${left} more` : `${text} +${left} more`;
+}
+
+/**
+ * `line(first, second)` with both listings fitted into one chat message with the mention: each
+ * group gets half the room, or more when the other needs less.
+ */
+function twoListings(
+  user: ChatUser, first: readonly { name: string }[], second: readonly { name: string }[], line: (first: string, second: string) => string,
+): string {
+  const room = REPLY_ROOM - `@${user.displayName} `.length - line('', '').length;
+  const firstText = names(first, Math.max(Math.floor(room / 2), room - names(second, room).length));
+  return line(firstText, names(second, room - firstText.length));
 }
 
 /** By slug, name (any case) or id, as typed. */
@@ -69,17 +95,17 @@ export default definePlugin({
     }
 
     /** !skins against a remote service: what its API can show (see the header). */
-    async function remoteListing(twitchUserId: string): Promise<string> {
+    async function remoteListing(user: ChatUser, twitchUserId: string): Promise<string> {
       const [granted, channel] = await Promise.all([grantedTo(twitchUserId), ctx.overlay.listSkins()]);
       const free = channel.filter((skin) => skin.is_active && skin.availability === 'free');
       // GET /skins knows whether the channel's own skins are active; others' stay listed.
       const unlisted = new Set(channel.filter((skin) => !skin.is_active || skin.availability === 'free').map((skin) => skin.id));
       const own = granted.filter((skin) => !unlisted.has(skin.id));
       if (own.length === 0 && free.length === 0) return 'no skins are granted to you yet.';
-      return [
-        `skins granted to you: ${own.length === 0 ? 'none yet' : names(own)}.`,
-        ...(free.length === 0 ? [] : [`Free for everyone: ${names(free)}.`]),
-      ].join(' ');
+      return twoListings(user, own, free, (ownNames, freeNames) => [
+        `skins granted to you: ${own.length === 0 ? 'none yet' : ownNames}.`,
+        ...(free.length === 0 ? [] : [`Free for everyone: ${freeNames}.`]),
+      ].join(' '));
     }
 
     const answering = (call: CommandInvocation, work: () => Promise<string>) => answerInChat(call, work, {
@@ -94,19 +120,19 @@ export default definePlugin({
       cooldown: { global: 3, user: 30 },
       run: (call) => answering(call, async () => {
         const viewer = await signIn(call.user);
-        if (viewer.remote) return remoteListing(viewer.twitchUserId);
+        if (viewer.remote) return remoteListing(call.user, viewer.twitchUserId);
         const skins = await ctx.overlay.listPickableSkins(viewer);
         const prefix = typedPrefix(call, SKINS_NAMES);
         const own = skins.filter((skin) => skin.availability !== 'free');
         const free = skins.filter((skin) => skin.availability === 'free');
         if (skins.length === 0) return 'you have no skins yet.';
         const picked = skins.find((skin) => skin.picked);
-        return [
-          `your skins: ${own.length === 0 ? 'none yet' : names(own)}.`,
-          ...(free.length === 0 ? [] : [`Free for everyone: ${names(free)}.`]),
+        return twoListings(call.user, own, free, (ownNames, freeNames) => [
+          `your skins: ${own.length === 0 ? 'none yet' : ownNames}.`,
+          ...(free.length === 0 ? [] : [`Free for everyone: ${freeNames}.`]),
           `Using: ${picked?.name ?? 'none'}.`,
           `Pick with ${prefix}skin <name>, or ${prefix}skin none.`,
-        ].join(' ');
+        ].join(' '));
       }),
     });
 
@@ -122,6 +148,8 @@ export default definePlugin({
         if (viewer.remote) throw new ChatRefusal(`${REMOTE_PICK} ${listing}`);
         const typed = call.args.name?.trim();
         if (typed === undefined) {
+          // Showing is not a pick: the next !skin <name> need not wait for the cooldown.
+          call.giveBackCooldown();
           const picked = (await ctx.overlay.listPickableSkins(viewer)).find((skin) => skin.picked);
           return picked === undefined ? `you have no skin picked. ${listing}` : `you are using ${picked.name}. ${listing}`;
         }

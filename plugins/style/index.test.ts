@@ -220,6 +220,26 @@ describe('style plugin: !theme', () => {
     expect(harness.events).toEqual([]);
   });
 
+  it('lists at most 15 themes, and fewer when long names would not fit one chat message, then +N more', async () => {
+    const themesNamed = (names: string[]) => Object.fromEntries(names.map((name, index) => [name, { 'bubble.width': 300 + index }]));
+    const short = Array.from({ length: 20 }, (_, index) => `t${index}`);
+    const few = await world(() => ({ themes: themesNamed(short) }));
+    expect(await chat(few.test, '!theme')).toEqual([`@Mod_mia themes: ${short.slice(0, 15).join(', ')} +5 more. Usage: !theme <name>`]);
+
+    // 40 names of the longest length, 32 characters.
+    const long = Array.from({ length: 40 }, (_, index) => `long-theme-name-number-${String(index).padStart(2, '0')}`.padEnd(32, 'x'));
+    const many = await world(() => ({ themes: themesNamed(long) }));
+    for (const [line, shape] of [
+      ['!themes', /^@Mod_mia themes: long-theme-name-number-00x+(, long-theme-name-number-\d\dx+)+ \+\d+ more\. Usage: !theme <name>$/],
+      ['!theme sunset', /^@Mod_mia there is no theme "sunset"\. Themes: long-theme-name-number-00x+(, long-theme-name-number-\d\dx+)+ \+\d+ more\.$/],
+    ] as const) {
+      const reply = await chat(many.test, line);
+      expect(reply).toHaveLength(1);
+      expect(reply[0]!.length).toBeLessThanOrEqual(500);
+      expect(reply[0]).toMatch(shape);
+    }
+  });
+
   it('with no themes configured it says so', async () => {
     const { test } = await world(() => ({}));
     expect(await chat(test, '!theme')).toEqual(['@Mod_mia no themes are set up.']);

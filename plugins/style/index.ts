@@ -1,7 +1,8 @@
 // The style plugin (moderators restyle the overlay live from chat):
 //   !style <setting> <value>    set one setting        !style reset <setting>   back to inherited
 //   !style show <setting>       show one (also: !style <setting> with no value)
-//   !theme <name>               apply a theme from the config; !theme alone lists them
+//   !theme <name>               apply a theme from the config; !theme alone lists them (15 at
+//                               most, fewer when they would not fit one chat message, "+N more")
 // Every write goes to one overlay (config presetId, else the account's default overlay) in the
 // scope that changes that overlay alone; see overlay-values.ts. docs/commands.md has the replies.
 import { coerceChatValue, definePlugin, findSetting, isOverlayStyleError, overlayErrorLine, typedPrefix, z } from '../../src/sdk.ts';
@@ -12,6 +13,10 @@ import type { Themes } from './themes.ts';
 
 const STYLE_NAMES = ['style'];
 const THEME_NAMES = ['theme', 'themes'];
+/** Themes listed before "+N more"; fewer when long names would not fit one chat message. */
+const LISTED = 15;
+/** A listing reply, mention included, stays within this: one Twitch message (500) with room to spare. */
+const REPLY_ROOM = 490;
 
 const configSchema = z.strictObject({
   /** The overlay the commands restyle; the account's default overlay when left out. */
@@ -79,8 +84,9 @@ export default definePlugin({
       role: 'moderator',
       run: (call) => answering(call, async () => {
         const usage = `${typedPrefix(call, THEME_NAMES)}theme <name>`;
-        if (call.args.name === undefined) return listThemes(themes, usage);
-        return applyTheme(call.args.name.toLowerCase());
+        const mention = `@${call.user.displayName} `.length;
+        if (call.args.name === undefined) return listThemes(themes, usage, mention);
+        return applyTheme(call.args.name.toLowerCase(), mention);
       }),
     });
 
@@ -110,10 +116,11 @@ export default definePlugin({
       return describeSetting(await readFor(key), key);
     }
 
-    async function applyTheme(name: string): Promise<string> {
+    async function applyTheme(name: string, mention: number): Promise<string> {
       const theme = themes.get(name);
       if (theme === undefined) {
-        throw new ChatRefusal(themes.size === 0 ? 'no themes are set up.' : `there is no theme "${name.slice(0, 32)}". Themes: ${[...themes.keys()].join(', ')}.`);
+        if (themes.size === 0) throw new ChatRefusal('no themes are set up.');
+        throw new ChatRefusal(withListing(themes, mention, (names) => `there is no theme "${name.slice(0, 32)}". Themes: ${names}.`));
       }
       const view = await readOverlay();
       // A theme may style elements this overlay's template lacks; those keys are left out.
@@ -132,7 +139,27 @@ export default definePlugin({
   },
 });
 
-function listThemes(themes: Themes, usage: string): string {
+function listThemes(themes: Themes, usage: string, mention: number): string {
   if (themes.size === 0) return 'no themes are set up.';
-  return `themes: ${[...themes.keys()].join(', ')}. Usage: ${usage}`;
+  return withListing(themes, mention, (names) => `themes: ${names}. Usage: ${usage}`);
+}
+
+/**
+ * `line(names)` with the theme names joined by ", ", at most LISTED and as many as keep the reply
+ * (with a mention `mention` characters long) one chat message, then "+N more".
+ */
+function withListing(themes: Themes, mention: number, line: (names: string) => string): string {
+  const all = [...themes.keys()];
+  const room = REPLY_ROOM - mention - line('').length;
+  let text = '';
+  let shown = 0;
+  for (const name of all.slice(0, LISTED)) {
+    const next = shown === 0 ? name : `${text}, ${name}`;
+    const left = all.length - shown - 1;
+    if (next.length + (left === 0 ? 0 : ` +${left} more`.length) > room) break;
+    text = next;
+    shown += 1;
+  }
+  const left = all.length - shown;
+  return line(left === 0 ? text : shown === 0 ? `+${left} more` : `${text} +${left} more`);
 }

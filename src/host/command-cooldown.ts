@@ -2,6 +2,8 @@
 // A blocked use is ignored silently, except that the first blocked attempt in each window gets
 // one "cooling down" notice: per chatter for their own cooldown, once in all for the global one.
 // So a crowd spamming a command during its global cooldown draws a single notice.
+// A use that only showed something may be given back (its cooldowns taken back), once per chatter
+// in the length of the longer cooldown, so showing cannot be spammed past the cooldown either.
 
 export type CooldownCheck =
   | { state: 'ready' }
@@ -10,6 +12,16 @@ export type CooldownCheck =
 /** Expired per-user entries are swept once the map grows past this. */
 const SWEEP_AT = 1000;
 
+/** One use's start: what it replaced, so it can be given back. */
+export interface CooldownUse {
+  readonly userId: string;
+  readonly at: number;
+  readonly globalUntil: number;
+  readonly userUntil: number;
+  readonly previousGlobalUntil: number;
+  readonly previousUserUntil: number | undefined;
+}
+
 export class CommandCooldown {
   readonly #globalMs: number;
   readonly #userMs: number;
@@ -17,6 +29,7 @@ export class CommandCooldown {
   #globalNoticedUntil = -Infinity;
   readonly #userUntil = new Map<string, number>();
   readonly #userNoticedUntil = new Map<string, number>();
+  readonly #givenBackUntil = new Map<string, number>();
 
   constructor(globalSeconds = 0, userSeconds = 0) {
     this.#globalMs = globalSeconds * 1000;
@@ -44,12 +57,38 @@ export class CommandCooldown {
   }
 
   /** A use by `userId` at `now` starts both cooldowns. */
-  start(userId: string, now: number): void {
+  start(userId: string, now: number): CooldownUse {
+    const previousGlobalUntil = this.#globalUntil;
+    const previousUserUntil = this.#userUntil.get(userId);
     if (this.#globalMs > 0) this.#globalUntil = now + this.#globalMs;
     if (this.#userMs > 0) {
       this.#userUntil.set(userId, now + this.#userMs);
       if (this.#userUntil.size > SWEEP_AT) this.#sweep(now);
     }
+    return {
+      userId, at: now, globalUntil: this.#globalUntil, userUntil: this.#userUntil.get(userId) ?? -Infinity,
+      previousGlobalUntil, previousUserUntil,
+    };
+  }
+
+  /**
+   * Takes back the cooldowns `use` started (those no later use has started again), unless its
+   * chatter already gave a use back within the longer cooldown's length: then the use counts.
+   * Whether it was given back.
+   */
+  giveBack(use: CooldownUse, now: number): boolean {
+    const { userId } = use;
+    if ((this.#givenBackUntil.get(userId) ?? -Infinity) > use.at) return false;
+    this.#givenBackUntil.set(userId, use.at + Math.max(this.#globalMs, this.#userMs));
+    if (this.#globalMs > 0 && this.#globalUntil === use.globalUntil) this.#globalUntil = use.previousGlobalUntil;
+    if (this.#userMs > 0 && this.#userUntil.get(userId) === use.userUntil) {
+      if (use.previousUserUntil === undefined) this.#userUntil.delete(userId);
+      else this.#userUntil.set(userId, use.previousUserUntil);
+    }
+    if (this.#givenBackUntil.size > SWEEP_AT) {
+      for (const [id, until] of this.#givenBackUntil) if (until <= now) this.#givenBackUntil.delete(id);
+    }
+    return true;
   }
 
   #sweep(now: number): void {

@@ -2,7 +2,8 @@
 // then the plugin's handler, isolated so a throwing handler costs one generic reply and a log
 // line, never the host. Lines the router does not act on get no reply, so chat is not spammed:
 // unknown commands and missing roles are ignored; a cooldown gets at most one notice per window,
-// and wrong arguments one usage line per chatter and command per window (moderators get each).
+// and wrong arguments one usage line per chatter and command per window (moderators and the
+// broadcaster get each, whoever bypasses the command's cooldown).
 import type { Logger } from 'pino';
 import { hasRole } from './chat-roles.ts';
 import type { Clock } from './clock.ts';
@@ -94,14 +95,15 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       }
       const parsed = parseArgs(command.args, argText);
       if (!parsed.ok) {
-        if (bypass || usageNotices.allow(command.name, user.id, now)) {
+        if (hasRole(user.role, 'moderator') || usageNotices.allow(command.name, user.id, now)) {
           void send(`@${user.displayName} ${parsed.reason}. Usage: ${usageLine(prefix, command.name, command.args)}`);
         } else {
           log.debug({ reason: parsed.reason }, 'command ignored: wrong arguments, usage already told');
         }
         return 'usage';
       }
-      if (!bypass) command.cooldown.start(user.id, now);
+      const use = bypass || !command.cooldown.active ? undefined : command.cooldown.start(user.id, now);
+      let givenBack = false;
 
       const invocation: CommandInvocation = {
         command: command.name,
@@ -112,6 +114,12 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
         messageId: message.messageId,
         reply: (reply) => send(`@${user.displayName} ${reply}`),
         say: (line) => send(line),
+        giveBackCooldown: () => {
+          if (use === undefined || givenBack) return;
+          givenBack = true;
+          const done = command.cooldown.giveBack(use, clock.now());
+          log.debug({ givenBack: done }, done ? 'cooldown given back' : 'cooldown kept: one was given back lately');
+        },
       };
       try {
         // The arguments were parsed against this command's own argument list.

@@ -81,6 +81,12 @@ export interface CommandInvocation<Args = Record<string, string | number | undef
   reply(text: string): Promise<ReplyOutcome>;
   /** `text` in the same channel, on the chat the command came from. */
   say(text: string): Promise<ReplyOutcome>;
+  /**
+   * This use did not take its turn (it only showed something): the cooldowns it started are taken
+   * back, so the chatter may use the command again at once. Once per chatter per cooldown length;
+   * a second time in that span the use counts after all. Nothing for a chatter who bypasses cooldowns.
+   */
+  giveBackCooldown(): void;
 }
 
 export interface CommandDefinition<Specs extends readonly ArgSpec[] = readonly ArgSpec[]> {

@@ -1,6 +1,8 @@
 // Chat replies as lines Twitch accepts: one line (no CR/LF, no control characters), at most
-// `maxLength` UTF-16 units per message, split on word boundaries. A word longer than a whole
-// message is cut between grapheme clusters, so an emoji or a surrogate pair is never halved.
+// `maxLength` UTF-16 units per message, split on word boundaries. A word that would leave less
+// than half a message before it (or is longer than a whole message) is cut between grapheme
+// clusters instead, so an emoji or a surrogate pair is never halved, and a reply of a mention and
+// one long word does not spend a whole message on the mention alone.
 
 const LINE_BREAKS = /[\r\n\u2028\u2029]+/g;
 // C0/C1 controls except tab; a tab becomes a space.
@@ -32,14 +34,15 @@ export function splitMessage(text: string, maxLength: number): string[] {
   const parts: string[] = [];
   let rest = text.trim();
   while (rest.length > maxLength) {
-    // The last space that leaves a part within the limit (a space at maxLength counts too).
+    // The last space that leaves a part within the limit (a space at maxLength counts too), if
+    // the part before it fills more than half a message.
     const space = rest.lastIndexOf(' ', maxLength);
-    if (space > 0) {
+    if (space > maxLength / 2) {
       parts.push(rest.slice(0, space).trimEnd());
       rest = rest.slice(space + 1).trimStart();
     } else {
       const end = cutLength(rest, maxLength);
-      parts.push(rest.slice(0, end));
+      parts.push(rest.slice(0, end).trimEnd());
       rest = rest.slice(end).trimStart();
     }
   }

@@ -33,6 +33,20 @@ export default definePlugin({
     ctx.command({ name: 'mine', cooldown: { user: 60 }, run: (call) => { void call.say('mine ran for ' + call.user.login); } });
     ctx.command({ name: 'strict', cooldown: { global: 30, bypass: 'nobody' }, run: (call) => { void call.say('strict ran for ' + call.user.login); } });
     ctx.command({ name: 'pick', args: [{ name: 'n', type: 'integer' }], cooldown: { user: 60 }, run: (call) => { void call.say('picked ' + call.args.n); } });
+    ctx.command({ name: 'strictpick', args: [{ name: 'n', type: 'integer' }], cooldown: { user: 60, bypass: 'nobody' }, run: (call) => { void call.say('picked ' + call.args.n); } });
+    ctx.command({ name: 'vippick', args: [{ name: 'n', type: 'integer' }], cooldown: { user: 60, bypass: 'vip' }, run: (call) => { void call.say('picked ' + call.args.n); } });
+    ctx.command({
+      name: 'peek',
+      args: [{ name: 'what', type: 'rest', optional: true }],
+      cooldown: { user: 60 },
+      run: async (call) => {
+        await Promise.resolve();
+        if (call.args.what !== undefined) return void call.say('used ' + call.args.what);
+        call.giveBackCooldown();
+        void call.say('shown');
+      },
+    });
+    ctx.command({ name: 'gpeek', cooldown: { global: 30 }, run: (call) => { call.giveBackCooldown(); void call.say('shown to ' + call.user.login); } });
     ctx.command({ name: 'whoami', run: (call) => { void call.say([call.user.id, call.user.login, call.user.displayName, call.user.role, call.messageId].join(' ')); } });
   },
 });`;
@@ -157,6 +171,17 @@ describe('command routing: typed arguments and usage', () => {
     expect(await say(own, '!set bubble.width', mod)).toEqual(['@Mod_mia value is missing. Usage: !set <key> <value...>']);
     expect(await say(own, '!set bubble.width', mod)).toEqual(['@Mod_mia value is missing. Usage: !set <key> <value...>']);
   });
+
+  it('moderators and the broadcaster are told every time even where they do not bypass the cooldown; a VIP who bypasses it is not', async () => {
+    const own = await start();
+    for (const tags of [moderatorTags(), moderatorTags(), broadcasterTags(), broadcasterTags()]) {
+      const name = tags.username === 'streamer' ? 'Streamer' : 'Mod_mia';
+      expect(await say(own, '!strictpick x', tags)).toEqual([`@${name} n must be a whole number. Usage: !strictpick <n>`]);
+    }
+    const vip = vipTags();
+    expect(await say(own, '!vippick x', vip)).toEqual([expect.stringContaining('n must be a whole number. Usage: !vippick <n>')]);
+    expect(await say(own, '!vippick x', vip)).toEqual([]);
+  });
 });
 
 describe('command routing: roles from IRC tags (ordered: broadcaster > moderator > vip > subscriber > everyone)', () => {
@@ -253,6 +278,36 @@ describe('command routing: cooldowns', () => {
     expect(await say(test, '!pick lots', ann)).toEqual(['@Ann n must be a whole number. Usage: !pick <n>']);
     expect(await say(test, '!pick 3', ann)).toEqual(['picked 3']);
     expect(await say(test, '!pick 4', ann)).toEqual(['@Ann !pick is cooling down, try again in 60 s.']);
+  });
+
+  it('a use the handler gives back starts no cooldown: the chatter may use the command again at once', async () => {
+    const test = await start();
+    expect(await say(test, '!peek', ann)).toEqual(['shown']);
+    expect(await say(test, '!peek hat', ann)).toEqual(['used hat']);
+    expect(await say(test, '!peek cap', ann)).toEqual(['@Ann !peek is cooling down, try again in 60 s.']);
+    // A global cooldown is taken back too.
+    expect(await say(test, '!gpeek', ann)).toEqual(['shown to ann']);
+    expect(await say(test, '!gpeek', ben)).toEqual(['shown to ben']);
+  });
+
+  it('a chatter gives a use back once per cooldown length; a second one in that time counts', async () => {
+    const test = await start();
+    expect(await say(test, '!peek', ann)).toEqual(['shown']);
+    expect(await say(test, '!peek', ann)).toEqual(['shown']);
+    expect(await say(test, '!peek hat', ann)).toEqual(['@Ann !peek is cooling down, try again in 60 s.']);
+    // Another chatter gives theirs back all the same.
+    expect(await say(test, '!peek', ben)).toEqual(['shown']);
+    expect(await say(test, '!peek hat', ben)).toEqual(['used hat']);
+    await test.clock.advance(60_000);
+    expect(await say(test, '!peek', ann)).toEqual(['shown']);
+    expect(await say(test, '!peek hat', ann)).toEqual(['used hat']);
+  });
+
+  it('giving back is nothing for a chatter who bypasses cooldowns', async () => {
+    const test = await start();
+    expect(await say(test, '!peek', moderatorTags())).toEqual(['shown']);
+    expect(await say(test, '!peek', moderatorTags())).toEqual(['shown']);
+    expect(await say(test, '!peek', ann)).toEqual(['shown']);
   });
 
   it('while cooling down, bad arguments get no usage reply either (no spam)', async () => {

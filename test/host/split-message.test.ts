@@ -23,6 +23,19 @@ describe('splitMessage', () => {
     expect(splitMessage('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij']);
   });
 
+  it('cuts a long word rather than at a space that would leave less than half a message', () => {
+    // A mention and one long word: the mention does not go out alone, spending a message.
+    const word = 'x'.repeat(600);
+    expect(splitMessage(`@You ${word}`, 500)).toEqual([`@You ${'x'.repeat(495)}`, 'x'.repeat(105)]);
+    expect(splitMessage('ab cdefghijkl', 8)).toEqual(['ab cdefg', 'hijkl']);
+    // A space past half a message is still where it cuts.
+    expect(splitMessage('abcde fghijkl', 8)).toEqual(['abcde', 'fghijkl']);
+  });
+
+  it('a cut long word keeps emoji whole', () => {
+    expect(splitMessage('@A 😀😀😀😀', 8)).toEqual(['@A 😀😀', '😀😀']);
+  });
+
   it('never cuts a surrogate pair', () => {
     const text = `abc${'😀'.repeat(3)}`;
     const parts = splitMessage(text, 4);

@@ -1,6 +1,6 @@
 // Chat commands through the whole host with the real tmi.js against the fake Twitch chat: names,
 // aliases and the prefix in any case, usage lines for arguments that do not fit (one per line),
-// an answer too long for one chat message split into several, and the global and per-user
+// a listing too long for one chat message cut to one with "+N more", and the global and per-user
 // cooldowns. The bot is a moderator in the channel (its USERSTATE says so), so its replies go out
 // unpaced; time is a manual clock, so cooldowns end only when the test says.
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { MOD, twitchHostForSuite } from './twitch-host.ts';
 import type { ChatUser } from '../fakes/fake-twitch-irc.ts';
 
 const MODERATOR_BOT = () => ({ moderator: '1' });
-/** Enough themes that `!theme` (the list) takes several chat messages. */
+/** Enough themes that listing them all (`!theme`) would take several chat messages. */
 const THEME_NAMES = Array.from({ length: 40 }, (_, i) => `long-theme-name-number-${String(i).padStart(2, '0')}`);
 const THEMES = Object.fromEntries(THEME_NAMES.map((name, i) => [name, { 'bubble.width': 300 + i }]));
 
@@ -56,8 +56,8 @@ describe('chat commands through the host (real tmi.js against the fake server)',
     const expected = [
       '@modguy setting is missing. Usage: !style <setting> [value...]',
       '@modguy name one setting. Usage: !style show <setting>',
-      '@modguy skin is missing. Usage: !grant <viewer> <skin>',
-      '@modguy viewer must be a Twitch name. Usage: !grant <viewer> <skin>',
+      '@modguy skin is missing. Usage: !grant <viewer> <skin...>',
+      '@modguy viewer must be a Twitch name. Usage: !grant <viewer> <skin...>',
     ];
     for (const line of expected) await world.botSaid(line, since);
     await marker(since);
@@ -65,15 +65,20 @@ describe('chat commands through the host (real tmi.js against the fake server)',
     expect(replies.sort()).toEqual([...expected].sort());
   });
 
-  it('splits an answer longer than a chat message into several lines of at most 500 characters, in order', async () => {
+  it('lists as many themes as fit one chat message, then +N more: one line', async () => {
     const since = world.irc.privmsgs.length;
     say(MOD, '!theme');
     await world.botSaid(/Usage: !theme <name>$/, since);
-    const parts = world.botLines(since).map((m) => m.text);
-    expect(parts.length).toBeGreaterThanOrEqual(3);
-    for (const part of parts) expect(part.length).toBeLessThanOrEqual(500);
-    // Cut between words only: joined back with spaces, the parts are the whole answer.
-    expect(parts.join(' ')).toBe(`@modguy themes: ${THEME_NAMES.join(', ')}. Usage: !theme <name>`);
+    await marker(since);
+    const replies = repliesTo('modguy', since).filter((text) => !text.startsWith('@modguy bubble.gap is '));
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.length).toBeLessThanOrEqual(500);
+    // Theme names in the config's order, the first ones whole.
+    const shown = /^@modguy themes: (.*) \+(\d+) more\. Usage: !theme <name>$/.exec(replies[0]!);
+    expect(shown).not.toBeNull();
+    const names = shown![1]!.split(', ');
+    expect(names).toEqual(THEME_NAMES.slice(0, names.length));
+    expect(names.length + Number(shown![2])).toBe(THEME_NAMES.length);
   });
 
   it('holds the global cooldown of !skins: one answer, one cooling-down notice per window, then silence', async () => {
@@ -108,25 +113,37 @@ describe('chat commands through the host (real tmi.js against the fake server)',
   it("holds !skin's per-user cooldown for the chatter who used it, and only for them", async () => {
     const [first, second] = ['pu_one', 'pu_two'].map(viewer);
     let since = world.irc.privmsgs.length;
-    say(first!, '!skin');
-    say(first!, '!skin');
-    say(first!, '!skin');
+    say(first!, '!skin none');
+    say(first!, '!skin none');
+    say(first!, '!skin none');
     // !skin has no global cooldown: another chatter is answered while the first one cools down.
-    say(second!, '!skin');
+    say(second!, '!skin none');
     await world.botSaid(/^@pu_two /, since);
-    await world.botSaid(/^@pu_one you have no skin picked/, since);
+    await world.botSaid(/^@pu_one you had no skin picked/, since);
     await marker(since);
     expect(repliesTo('pu_one', since).sort()).toEqual([
       '@pu_one !skin is cooling down, try again in 10 s.',
-      '@pu_one you have no skin picked. !skins lists yours.',
+      '@pu_one you had no skin picked.',
     ]);
-    expect(repliesTo('pu_two', since)).toEqual(['@pu_two you have no skin picked. !skins lists yours.']);
+    expect(repliesTo('pu_two', since)).toEqual(['@pu_two you had no skin picked.']);
 
     await world.clock.advance(10_000);
     since = world.irc.privmsgs.length;
-    say(first!, '!skin');
+    say(first!, '!skin none');
     const reply = await world.botSaid(/^@pu_one /, since);
-    expect(reply.text).toBe('@pu_one you have no skin picked. !skins lists yours.');
+    expect(reply.text).toBe('@pu_one you had no skin picked.');
+  });
+
+  it('a bare !skin (showing the pick) starts no cooldown: a pick may follow at once', async () => {
+    const chatter = viewer('show_then_pick');
+    let since = world.irc.privmsgs.length;
+    say(chatter, '!skin');
+    const shown = await world.botSaid(/^@show_then_pick /, since);
+    expect(shown.text).toBe('@show_then_pick you have no skin picked. !skins lists yours.');
+    since = world.irc.privmsgs.length;
+    say(chatter, '!skin none');
+    const picked = await world.botSaid(/^@show_then_pick /, since);
+    expect(picked.text).toBe('@show_then_pick you had no skin picked.');
   });
 });
 

@@ -3,9 +3,9 @@
 //   !skin <name>     pick one (by name, slug or id);  !skin none  back to none;  !skin  my current one
 // Showing the current one gives its cooldown back, so a pick may follow at once.
 // A viewer is known by their Twitch user id. The Twitch chat gives the real one; the local chat
-// gives each chatter a made-up, stable one ("9" and 15 digits from the login), so skins work
-// there too; beside a real Twitch chat it gives `local:<login>`, and such a line (or one without
-// a user id at all) gets a one-line refusal.
+// gives the id of the viewer already holding the login, or else a made-up, stable one ("9" and
+// 15 digits from the login), so skins work there too; beside a real Twitch chat it gives
+// `local:<login>`, and such a line (or one without a user id at all) gets a one-line refusal.
 // With the bundled service the viewer is signed in (created, or their login refreshed) on every
 // use. A remote service has no endpoint for signing in, listing what a viewer may pick, or
 // picking (the client's registerViewer throws kind `unsupported`, sending nothing), so there:

@@ -46,6 +46,8 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
       broadcasterUserId: deps.account.twitchUserId,
       // Beside a real Twitch chat, made-up local viewers must not take real viewers' logins.
       viewerIds: twitch === null,
+      // Nor without it: a login a viewer already holds is spoken as that viewer, not taken.
+      knownViewerId: (login) => knownViewerIdOf(deps.service, login),
       logger,
     })
     : null;
@@ -93,9 +95,23 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
     },
     async stop() {
       local?.stop();
+      // Lines taken before the stop (a look-up may hold one) are sent, so their chatters are registered.
+      await local?.idle();
       await twitch?.stop();
       // Chatters seen before the stop are still registered, before the database closes.
       await registrations.stop();
     },
   };
+}
+
+/**
+ * The Twitch user id of the viewer holding `login`, or null when none does. findViewer reads an
+ * all-digit login as a user id first; when that is another viewer's id, the login's holder
+ * cannot be told, so this rejects (the local chat then sends the line as no viewer at all).
+ */
+async function knownViewerIdOf(service: StyleService, login: string): Promise<string | null> {
+  const viewer = await service.findViewer(login);
+  if (viewer === null) return null;
+  if (viewer.twitchUsername === login) return viewer.twitchUserId;
+  throw new Error(`the login ${login} is also the user id of viewer ${viewer.twitchUsername ?? viewer.twitchUserId}; who holds the login is unknown`);
 }

@@ -81,11 +81,11 @@ describe('with tags from the real tmi.js', () => {
 });
 
 describe('with tags from the local chat', () => {
-  it("maps a local chatter's message to a viewer with a local id and to an overlay message", () => {
+  it("maps a local chatter's message to a viewer with a local id and to an overlay message", async () => {
     const local = createLocalChatTransport({ channel: 'streamer' });
     const events: ChatTransportEvent[] = [];
     local.subscribe((event) => events.push(event));
-    local.post({ text: '!skin neon', login: 'alice', role: 'vip' });
+    await local.post({ text: '!skin neon', login: 'alice', role: 'vip' });
     const [event] = events;
     expect(viewerIdentityOf(event!)).toEqual({ twitchUserId: localUserIdOf('alice'), login: 'alice', displayName: 'Alice' });
     expect(overlayChatEventOf(event!)).toMatchObject({ type: 'message', login: 'alice', userId: localUserIdOf('alice'), badges: [{ set: 'vip', version: '1' }], emotes: '' });

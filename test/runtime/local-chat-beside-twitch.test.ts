@@ -29,14 +29,14 @@ describe('local chat beside Twitch chat', () => {
     irc.sendPrivmsg('#alice', { login: 'ann', userId: '1001' }, 'hi from twitch');
     await expect.poll(async () => (await running.service.findViewer('ann'))?.twitchUserId).toBe('1001');
 
-    running.transports.local!.post({ text: '!skins', login: 'ann' });
+    await running.transports.local!.post({ text: '!skins', login: 'ann' });
     await expect.poll(() => printed).toMatch(/@Ann skins need a Twitch account/);
     expect((await running.service.findViewer('ann'))?.twitchUserId).toBe('1001');
     expect((await running.service.findViewer('1001'))?.twitchUsername).toBe('ann');
   });
 
   it("still answers the local chat's moderator commands", async () => {
-    running.transports.local!.post({ text: '!style bubble.width 345', role: 'moderator' });
+    await running.transports.local!.post({ text: '!style bubble.width 345', role: 'moderator' });
     await expect.poll(async () => (await running.service.getTemplate(running.account.id)).settings_values['bubble.width']).toBe(345);
   });
 });

@@ -75,7 +75,7 @@ export function registerLocalChatSayRoute(app: FastifyInstance, transport: Local
       const { text, login, role } = parsed.data;
       let message;
       try {
-        message = transport.post({ text, login: login ?? null, role: role == null ? null : roleOfWord(role) });
+        message = await transport.post({ text, login: login ?? null, role: role == null ? null : roleOfWord(role) });
       } catch (error) {
         if (!(error instanceof LocalChatInputError)) throw error;
         throw validationError({ [error.field]: [`The ${error.field} is refused: ${error.message}.`] });

@@ -45,6 +45,11 @@ const ROLE_BADGES: Readonly<Record<ChatRole, Record<string, string> | null>> = {
 export interface LocalChatter {
   login: string;
   role: ChatRole;
+  /**
+   * The user id to send, when the transport chose one (a viewer in the store that holds this
+   * login, or `local:<login>` when that could not be told); default the LocalTagsContext rule.
+   */
+  userId?: string;
 }
 
 export interface LocalTagsContext {
@@ -59,6 +64,12 @@ export interface LocalTagsContext {
    * a Twitch account.
    */
   viewerIds: boolean;
+}
+
+/** The id a chatter gets when the transport chose none: see LocalTagsContext. */
+export function defaultUserIdOf(login: string, role: ChatRole, context: LocalTagsContext): string {
+  if (role === 'broadcaster') return context.broadcasterUserId;
+  return context.viewerIds ? localUserIdOf(login) : `local:${login.toLowerCase()}`;
 }
 
 /** Tags for one message from `chatter`; `id` is new each time. */
@@ -84,7 +95,7 @@ export function localChatTags(chatter: LocalChatter, context: LocalTagsContext, 
     subscriber,
     'tmi-sent-ts': String(now),
     turbo: false,
-    'user-id': chatter.role === 'broadcaster' ? context.broadcasterUserId : context.viewerIds ? localUserIdOf(login) : `local:${login}`,
+    'user-id': chatter.userId ?? defaultUserIdOf(login, chatter.role, context),
     'user-type': chatter.role === 'moderator' ? 'mod' : '',
     username: login,
     'message-type': 'chat',

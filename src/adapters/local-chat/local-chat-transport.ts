@@ -2,6 +2,11 @@
 // (or posted with `chatskin chat say`) become chat messages with Twitch-shaped tags, and the
 // bot's replies are printed and also emitted as the bot's own `message` events (self: true), so
 // the composition root shows both sides on the overlay as Twitch chat would.
+//
+// A chatter whose id would be made up (localUserIdOf) speaks as the viewer that already holds
+// its login in the store, when `knownViewerId` knows one: a made-up id must never take a real
+// viewer's login (a sign-in moves a login to the id that signs in with it, as a Twitch rename).
+// That look-up is async, so lines are sent one at a time, in the order they came.
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import type { Logger } from 'pino';
@@ -13,7 +18,7 @@ import { toChatLine } from '../../host/split-message.ts';
 import { createChatListeners } from '../chat-listeners.ts';
 import { LOCAL_LOGIN, resolveLocalChatter } from './local-chat-chatter.ts';
 import { LOCAL_CHAT_SYNTAX, parseLocalChatLine } from './local-chat-line.ts';
-import { localChatTags, localUserIdOf } from './local-chat-tags.ts';
+import { defaultUserIdOf, localChatTags, localUserIdOf } from './local-chat-tags.ts';
 import type { LocalChatter } from './local-chat-tags.ts';
 
 export interface LocalChatOptions {
@@ -34,6 +39,14 @@ export interface LocalChatOptions {
    * Default true; false while Twitch chat runs too.
    */
   viewerIds?: boolean;
+  /**
+   * The Twitch user id of the viewer in the store holding `login` (lowercase), or null when none
+   * does. Asked before each line whose chatter's id would be made up (localUserIdOf: any chatter
+   * with `viewerIds`, and the broadcaster without `broadcasterUserId`); a found id is used
+   * instead. When it rejects, the line goes out with `local:<login>` (never a viewer) and a
+   * warning is logged. None: made-up ids as they are.
+   */
+  knownViewerId?: (login: string) => Promise<string | null>;
   logger?: Logger;
 }
 
@@ -56,10 +69,18 @@ export interface LocalChatMessage {
 
 export interface LocalChatTransport extends ChatTransport {
   readonly channel: string;
-  /** Sends a line as a chatter; throws LocalChatInputError for a bad line, login or role. */
-  post(input: LocalChatPost): LocalChatMessage;
-  /** Handles one line as typed (prefixes choose the chatter); problems are printed, not thrown. */
-  typeLine(line: string): void;
+  /**
+   * Sends a line as a chatter, after the lines taken before it; resolves once it is sent. Rejects
+   * with LocalChatInputError for a bad line, login or role (at once: nothing is sent).
+   */
+  post(input: LocalChatPost): Promise<LocalChatMessage>;
+  /**
+   * Handles one line as typed (prefixes choose the chatter), after the lines taken before it;
+   * resolves once it is handled. Problems are printed (or logged), never rejected.
+   */
+  typeLine(line: string): Promise<void>;
+  /** Resolves once every line taken so far (typed or posted) is handled. */
+  idle(): Promise<void>;
   /** Starts reading `stdin` (printing a one-line hint on a terminal). */
   start(): void;
   /** Stops reading `stdin`. Posting and say() keep working. Idempotent. */
@@ -92,7 +113,15 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ transport: 'local' });
   const listeners = createChatListeners(logger);
   const output = options.output ?? null;
+  const knownViewerId = options.knownViewerId ?? null;
   let reader: Interface | null = null;
+  // Lines wait here for the ones before them: a look-up must not let a later line overtake.
+  let lastLine: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(step: () => Promise<T>): Promise<T> => {
+    const turn = lastLine.then(step);
+    lastLine = turn.catch(() => undefined);
+    return turn;
+  };
 
   const print = (line: string): void => {
     // Control characters (terminal escapes) never reach the terminal.
@@ -111,6 +140,54 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     return resolved.chatter;
   };
 
+  /** `chatter` with the id of the viewer holding its login, when its own id would be made up. */
+  const asKnownViewer = async (chatter: LocalChatter): Promise<LocalChatter> => {
+    if (knownViewerId === null) return chatter;
+    if (defaultUserIdOf(chatter.login, chatter.role, tagsContext) !== localUserIdOf(chatter.login)) return chatter;
+    try {
+      const userId = await knownViewerId(chatter.login);
+      return userId === null ? chatter : { ...chatter, userId };
+    } catch (error) {
+      logger.warn({ err: error, login: chatter.login }, 'local chat: could not tell whether a viewer holds this login; the line is sent as a stand-in, not a viewer');
+      return { ...chatter, userId: `local:${chatter.login}` };
+    }
+  };
+
+  /** Sends a line from `chatter`, printed first when `shown`. Call it in the line's turn. */
+  const send = async (chatter: LocalChatter, text: string, shown: boolean): Promise<LocalChatMessage> => {
+    const speaker = await asKnownViewer(chatter);
+    // Typed lines are on the screen already; posted ones are shown so the terminal reads as the chat.
+    if (shown) print(`${speaker.login}${ROLE_MARK[speaker.role]}: ${text}`);
+    return emitLine(speaker, text);
+  };
+
+  /** Handles a typed line (in its turn): problems are printed. */
+  const handleTyped = async (line: string): Promise<void> => {
+    const parsed = parseLocalChatLine(line);
+    switch (parsed.kind) {
+      case 'empty':
+        return;
+      case 'help':
+        print(LOCAL_CHAT_SYNTAX.split('\n')[0]!);
+        for (const help of LOCAL_CHAT_SYNTAX.split('\n').slice(1)) output?.write(`${help}\n`);
+        return;
+      case 'error':
+        print(`local chat: ${parsed.message}`);
+        return;
+      case 'message': {
+        let chatter: LocalChatter;
+        try {
+          chatter = chatterFor(parsed.login, parsed.role);
+        } catch (error) {
+          if (!(error instanceof LocalChatInputError)) throw error;
+          print(`local chat: ${error.message}`);
+          return;
+        }
+        await send(chatter, parsed.text, false);
+      }
+    }
+  };
+
   const transport: LocalChatTransport = {
     name: 'local',
     channel,
@@ -118,38 +195,23 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     limits: null,
     subscribe: listeners.subscribe,
 
-    post(input) {
+    async post(input) {
       const text = toChatLine(typeof input.text === 'string' ? input.text : '');
       if (text === '') throw new LocalChatInputError('text', 'the text is empty');
       if (text.length > CHAT_MESSAGE_MAX_LENGTH) {
         throw new LocalChatInputError('text', `a chat line is at most ${CHAT_MESSAGE_MAX_LENGTH} characters; this one has ${text.length}`);
       }
       const chatter = chatterFor(input.login ?? null, input.role ?? null);
-      // Typed lines are on the screen already; posted ones are shown so the terminal reads as the chat.
-      print(`${chatter.login}${ROLE_MARK[chatter.role]}: ${text}`);
-      return emitLine(chatter, text);
+      return inTurn(() => send(chatter, text, true));
     },
 
     typeLine(line) {
-      const parsed = parseLocalChatLine(line);
-      switch (parsed.kind) {
-        case 'empty':
-          return;
-        case 'help':
-          print(LOCAL_CHAT_SYNTAX.split('\n')[0]!);
-          for (const help of LOCAL_CHAT_SYNTAX.split('\n').slice(1)) output?.write(`${help}\n`);
-          return;
-        case 'error':
-          print(`local chat: ${parsed.message}`);
-          return;
-        case 'message':
-          try {
-            emitLine(chatterFor(parsed.login, parsed.role), parsed.text);
-          } catch (error) {
-            if (!(error instanceof LocalChatInputError)) throw error;
-            print(`local chat: ${error.message}`);
-          }
-      }
+      return inTurn(() => handleTyped(line))
+        .catch((error: unknown) => logger.error({ err: error }, 'local chat: a typed line could not be handled'));
+    },
+
+    idle() {
+      return lastLine.then(() => undefined);
     },
 
     async say(rawChannel, text) {
@@ -162,7 +224,7 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
       if (reader !== null || !options.stdin) return;
       const stdin = options.stdin;
       reader = createInterface({ input: stdin, crlfDelay: Infinity, terminal: false });
-      reader.on('line', (line) => transport.typeLine(line));
+      reader.on('line', (line) => void transport.typeLine(line));
       reader.on('close', () => logger.debug('local chat input ended'));
       if ((stdin as { isTTY?: boolean }).isTTY === true) {
         print(`Local chat on #${channel}: type to chat as ${defaultLogin}; start with /mod, /vip, /sub, /broadcaster or /as NAME to speak as someone else (/help).`);

@@ -9,7 +9,7 @@ import { parseConfig } from '../../../src/config/load-config.ts';
 import { chatUserFromTags } from '../../../src/host/chat-user.ts';
 import { createHost } from '../../../src/host/host.ts';
 import type { Host } from '../../../src/host/host.ts';
-import { captureLogs } from '../../host/log-capture.ts';
+import { captureLogs, LEVEL } from '../../host/log-capture.ts';
 import { createPluginFolders } from '../../host/plugin-folders.ts';
 import type { PluginFolders } from '../../host/plugin-folders.ts';
 import { unusedOverlayClient } from '../../host/unused-overlay-client.ts';
@@ -137,7 +137,7 @@ describe('local chat through the host', () => {
     world.stdin.write('!whoami\n');
     // Let the stream deliver the line, were anyone still reading.
     for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-    world.chat.post({ text: 'after stop', login: 'alice' });
+    await world.chat.post({ text: 'after stop', login: 'alice' });
     const posted = await recorder.next('message');
     expect(posted.text).toBe('after stop');
     expect(recorder.events.filter((event) => event.type === 'message' && event.text === '!whoami')).toEqual([]);
@@ -145,13 +145,13 @@ describe('local chat through the host', () => {
 });
 
 describe('local chat tags and posting', () => {
-  it('synthesises tmi.js-shaped tags: badges, flags, stable user ids, unique message ids, room id', () => {
+  it('synthesises tmi.js-shaped tags: badges, flags, stable user ids, unique message ids, room id', async () => {
     const chat = createLocalChatTransport({ channel: 'streamer' });
     const recorder = recordChatEvents(chat);
-    chat.post({ text: 'one', login: 'Mia', role: 'moderator' });
-    chat.post({ text: 'two', login: 'mia', role: 'moderator' });
-    chat.post({ text: 'three', role: 'broadcaster' });
-    chat.post({ text: 'four', login: 'sam', role: 'subscriber' });
+    await chat.post({ text: 'one', login: 'Mia', role: 'moderator' });
+    await chat.post({ text: 'two', login: 'mia', role: 'moderator' });
+    await chat.post({ text: 'three', role: 'broadcaster' });
+    await chat.post({ text: 'four', login: 'sam', role: 'subscriber' });
     const [one, two, three, four] = recorder.events.map((event) => (event.type === 'message' ? event.tags : {}));
     expect(one).toMatchObject({
       username: 'mia', 'display-name': 'Mia', badges: { moderator: '1' }, 'badges-raw': 'moderator/1', mod: true,
@@ -167,11 +167,11 @@ describe('local chat tags and posting', () => {
     recorder.stop();
   });
 
-  it("uses the channel's real Twitch user id for the broadcaster when it is known", () => {
+  it("uses the channel's real Twitch user id for the broadcaster when it is known", async () => {
     const chat = createLocalChatTransport({ channel: 'streamer', broadcasterUserId: '40286300' });
     const recorder = recordChatEvents(chat);
-    chat.post({ text: 'hi', role: 'broadcaster' });
-    chat.post({ text: 'hi', login: 'alice' });
+    await chat.post({ text: 'hi', role: 'broadcaster' });
+    await chat.post({ text: 'hi', login: 'alice' });
     expect(recorder.events.map((event) => (event.type === 'message' ? [event.tags['user-id'], event.tags['room-id']] : []))).toEqual([
       ['40286300', '40286300'], [localUserIdOf('alice'), '40286300'],
     ]);
@@ -180,19 +180,19 @@ describe('local chat tags and posting', () => {
 
   it('refuses bad posts with the field at fault, and a bot line to another channel', async () => {
     const chat = createLocalChatTransport({ channel: 'streamer' });
-    const refusal = (post: () => unknown): [string, string] | null => {
+    const refusal = async (post: () => Promise<unknown>): Promise<[string, string] | null> => {
       try {
-        post();
+        await post();
       } catch (error) {
         if (error instanceof LocalChatInputError) return [error.field, error.message];
         throw error;
       }
       return null;
     };
-    expect(refusal(() => chat.post({ text: ' \n ' }))).toEqual(['text', 'the text is empty']);
-    expect(refusal(() => chat.post({ text: 'x'.repeat(501) }))).toEqual(['text', 'a chat line is at most 500 characters; this one has 501']);
-    expect(refusal(() => chat.post({ text: 'hi', login: 'alice', role: 'broadcaster' }))?.[0]).toBe('login');
-    expect(refusal(() => chat.post({ text: 'hi', login: 'bad login' }))?.[0]).toBe('login');
+    expect(await refusal(() => chat.post({ text: ' \n ' }))).toEqual(['text', 'the text is empty']);
+    expect(await refusal(() => chat.post({ text: 'x'.repeat(501) }))).toEqual(['text', 'a chat line is at most 500 characters; this one has 501']);
+    expect((await refusal(() => chat.post({ text: 'hi', login: 'alice', role: 'broadcaster' })))?.[0]).toBe('login');
+    expect((await refusal(() => chat.post({ text: 'hi', login: 'bad login' })))?.[0]).toBe('login');
     await expect(chat.say('elsewhere', 'hi')).rejects.toThrow('the local chat serves only #streamer, not #elsewhere');
     expect(() => createLocalChatTransport({ channel: 'not a login' })).toThrow('channel "not a login" is not a Twitch login');
   });
@@ -200,8 +200,87 @@ describe('local chat tags and posting', () => {
   it('prints posted lines and bot lines without control characters', async () => {
     const printed: string[] = [];
     const chat = createLocalChatTransport({ channel: 'streamer', output: { write: (text: string) => printed.push(text) } });
-    chat.post({ text: 'hi \u001b[2J there', login: 'alice', role: 'vip' });
+    await chat.post({ text: 'hi \u001b[2J there', login: 'alice', role: 'vip' });
     await chat.say('#streamer', 'clear\u001b[2J screen');
     expect(printed).toEqual(['alice (vip): hi [2J there\n', 'chatskin (bot): clear[2J screen\n']);
+  });
+});
+
+describe("local chat: chatters with a viewer's login (knownViewerId)", () => {
+  const userIds = (recorder: ReturnType<typeof recordChatEvents>) =>
+    recorder.events.map((event) => (event.type === 'message' ? [event.tags.username, event.tags['user-id']] : []));
+
+  it('speaks as the viewer holding the login, and asks only for ids that would be made up', async () => {
+    const asked: string[] = [];
+    const held: Record<string, string> = { viewer_one: '1001', streamer: '4242' };
+    const knownViewerId = async (login: string) => {
+      asked.push(login);
+      return held[login] ?? null;
+    };
+    const chat = createLocalChatTransport({ channel: 'streamer', knownViewerId });
+    const recorder = recordChatEvents(chat);
+    expect(await chat.post({ text: 'hi', login: 'Viewer_One' })).toMatchObject({ login: 'viewer_one', role: 'everyone' });
+    await chat.post({ text: 'hi', login: 'nobody' });
+    // The broadcaster's id is made up here (no broadcasterUserId): the viewer holding the channel's login.
+    await chat.post({ text: 'hi', role: 'broadcaster' });
+    await chat.say('streamer', 'a bot line');
+    expect(userIds(recorder)).toEqual([
+      ['viewer_one', '1001'], ['nobody', localUserIdOf('nobody')], ['streamer', '4242'], ['chatskin', localUserIdOf('chatskin')],
+    ]);
+    // Still the broadcaster by its badge, though the room id stays the made-up one.
+    const broadcaster = recorder.events[2]!;
+    expect(broadcaster.type === 'message' && chatUserFromTags(broadcaster.tags)).toMatchObject({ role: 'broadcaster', id: '4242' });
+    expect(asked).toEqual(['viewer_one', 'nobody', 'streamer']);
+
+    // A known broadcaster id, and `local:<login>` beside Twitch: nothing is made up, nothing asked.
+    asked.length = 0;
+    const beside = createLocalChatTransport({ channel: 'streamer', broadcasterUserId: '40286300', viewerIds: false, knownViewerId });
+    const besideRecorder = recordChatEvents(beside);
+    await beside.post({ text: 'hi', login: 'viewer_one' });
+    await beside.post({ text: 'hi', role: 'broadcaster' });
+    expect(userIds(besideRecorder)).toEqual([['viewer_one', 'local:viewer_one'], ['streamer', '40286300']]);
+    expect(asked).toEqual([]);
+    recorder.stop();
+    besideRecorder.stop();
+  });
+
+  it('keeps the order of typed and posted lines while a look-up is slow', async () => {
+    const printed: string[] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => { release = resolve; });
+    const chat = createLocalChatTransport({
+      channel: 'streamer', output: { write: (text: string) => printed.push(text) },
+      knownViewerId: async (login) => {
+        if (login === 'slow') await slow;
+        return null;
+      },
+    });
+    const recorder = recordChatEvents(chat);
+    const typed = [chat.typeLine('/as slow first'), chat.typeLine('/as fast second'), chat.typeLine('/as')];
+    const posted = chat.post({ text: 'fourth', login: 'fast' });
+    const idle = chat.idle();
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(recorder.events).toEqual([]);
+    expect(printed).toEqual([]);
+    release();
+    await idle;
+    expect(recorder.events.map((event) => (event.type === 'message' ? event.text : event.type))).toEqual(['first', 'second', 'fourth']);
+    expect(printed).toEqual(['local chat: /as needs a login: /as alice hello\n', 'fast: fourth\n']);
+    expect(await posted).toMatchObject({ login: 'fast', text: 'fourth' });
+    await Promise.all(typed);
+    recorder.stop();
+  });
+
+  it('sends a line as no viewer (`local:<login>`) when the look-up fails, and logs why', async () => {
+    const logs = captureLogs();
+    const chat = createLocalChatTransport({
+      channel: 'streamer', logger: logs.logger, knownViewerId: () => Promise.reject(new Error('the database is closed')),
+    });
+    const recorder = recordChatEvents(chat);
+    await chat.typeLine('/as viewer_one hi');
+    await chat.post({ text: 'hi again', login: 'viewer_one' });
+    expect(userIds(recorder)).toEqual([['viewer_one', 'local:viewer_one'], ['viewer_one', 'local:viewer_one']]);
+    expect(logs.entries.filter((entry) => entry.level === LEVEL.warn && entry.login === 'viewer_one')).toHaveLength(2);
+    recorder.stop();
   });
 });

@@ -78,6 +78,8 @@ interface ChannelState {
   slowMs: number;
   /** Nothing goes before this (a refusal said to wait). */
   holdUntil: number;
+  /** Nothing goes before this while the bot is not a moderator (a slow-mode refusal said to wait). */
+  slowHoldUntil: number;
   sent: SentLines;
 }
 
@@ -103,7 +105,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
     if (!state) {
       state = {
         name: channel, waiting: [], moderator: false, sending: false, lastSentAt: -Infinity, lastText: null,
-        slowMs: 0, holdUntil: -Infinity, sent: new SentLines(),
+        slowMs: 0, holdUntil: -Infinity, slowHoldUntil: -Infinity, sent: new SentLines(),
       };
       channels.set(channel, state);
     }
@@ -122,11 +124,11 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
 
   /** When this channel may send next (now or later). */
   const readyAt = (state: ChannelState, now: number): number => {
-    if (!limits) return Math.max(now, state.holdUntil);
+    if (!limits) return Math.max(now, state.holdUntil, state.moderator ? -Infinity : state.slowHoldUntil);
     let at = Math.max(freeAt(allMessages, now, limits.moderatorMessages, inFlight), state.holdUntil);
     if (!state.moderator) {
       const interval = Math.max(limits.minIntervalMs, state.slowMs);
-      at = Math.max(at, freeAt(userMessages, now, limits.userMessages, inFlightUser), state.lastSentAt + interval);
+      at = Math.max(at, freeAt(userMessages, now, limits.userMessages, inFlightUser), state.lastSentAt + interval, state.slowHoldUntil);
     }
     return at;
   };
@@ -187,7 +189,10 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
     timer = null;
     const now = clock.now();
     let next = Infinity;
-    for (const state of channels.values()) {
+    // The channel that has waited longest since its last line goes first, so one busy channel
+    // cannot take every place the shared windows free while another channel waits.
+    const turn = [...channels.values()].sort((one, other) => one.lastSentAt - other.lastSentAt);
+    for (const state of turn) {
       if (state.sending || state.waiting.length === 0) continue;
       const at = readyAt(state, now);
       if (at <= now) send(state, now);
@@ -270,8 +275,14 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
         return;
       }
       let again = text;
-      if (remedy.kind === 'wait') state.holdUntil = Math.max(state.holdUntil, clock.now() + remedy.ms);
-      else again = madeToDiffer(text, maxLength);
+      if (remedy.kind === 'wait') {
+        const until = clock.now() + remedy.ms;
+        // Moderators are exempt from slow mode: that wait lifts if the bot becomes one.
+        if (reason === 'msg_slowmode') state.slowHoldUntil = Math.max(state.slowHoldUntil, until);
+        else state.holdUntil = Math.max(state.holdUntil, until);
+      } else {
+        again = madeToDiffer(text, maxLength);
+      }
       // Behind the lines already waiting to be sent again, ahead of the replies queued after it.
       let at = 0;
       while (at < state.waiting.length && state.waiting[at]!.ticket === null) at += 1;

@@ -16,8 +16,8 @@ export function healthComponents(parts: HealthParts): Record<string, string> {
   const { transports, host, redemptions } = parts;
   if (transports?.twitch) {
     const { state, lastError } = transports.twitch;
-    // Given up for good (a refused login or token): unlike a drop, only a person can mend it.
-    components['twitch-chat'] = state === 'disconnected' && lastError !== null ? 'login-refused' : state;
+    // Given up for good (a refused login, no usable token): unlike a drop, only a person can mend it.
+    components['twitch-chat'] = state === 'disconnected' && lastError !== null ? 'failed' : state;
   }
   if (transports?.local) components['local-chat'] = 'running';
   for (const plugin of host?.plugins ?? []) components[`plugin:${plugin.name}`] = plugin.state;

@@ -81,6 +81,8 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
       redirectErrors: config.api.redirectErrors,
     });
     const gateway = registerOverlayServer(app, servicePushSource(service), {
+      // With the local chat off, no loopback-only chat route is served at all (docs/config.md).
+      localChat: config.localChat.enabled,
       page: {
         maxMessages: config.overlay.maxMessages,
         emoteBaseUrl: config.overlay.emoteCdn,

@@ -2,6 +2,7 @@
 // (slow mode, rate limit), or made to differ (a duplicate), ahead of the replies queued after it,
 // at most twice; a refusal nothing will pass is left to the transport's log.
 import { describe, expect, it } from 'vitest';
+import { botUserstate } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
 import { replyQueueSetup as setup } from './reply-queue-fixture.ts';
 
@@ -21,6 +22,25 @@ describe('reply queue: lines the chat refused', () => {
     await clock.advance(3_000);
     expect(transport.sent.map((line) => line.text)).toEqual(['a', 'a', 'b', 'c']);
     expect(sentAt).toEqual([0, 5_000, 6_000, 7_000]);
+  });
+
+  it('lifts a slow-mode wait when the bot becomes a moderator, but not a rate-limit wait', async () => {
+    const { queue, clock, transport, sentAt } = setup();
+    void queue.enqueue('streamer', 'a');
+    await clock.advance(0);
+    queue.refused('streamer', 'a', 'msg_slowmode', { kind: 'wait', ms: 30_000 });
+    await clock.advance(2_000);
+    expect(transport.sent.map((line) => line.text)).toEqual(['a']);
+    queue.setBotState('streamer', botUserstate(true));
+    await clock.advance(0);
+    expect(transport.sent.map((line) => line.text)).toEqual(['a', 'a']);
+    expect(sentAt).toEqual([0, 2_000]);
+
+    queue.refused('streamer', 'a', 'msg_ratelimit', { kind: 'wait', ms: 30_000 });
+    await clock.advance(29_999);
+    expect(transport.sent).toHaveLength(2);
+    await clock.advance(1);
+    expect(transport.sent).toHaveLength(3);
   });
 
   it('sends a line again at most twice, then logs it as dropped with the reason', async () => {

@@ -21,6 +21,20 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     expect(sentAt).toEqual([...Array.from({ length: 20 }, (_, index) => index * 1000), 30_000, 31_000, 32_000, 33_000, 34_000]);
   });
 
+  it('shares the freed places among channels in turn, so one busy channel does not starve another', async () => {
+    const { queue, clock, transport } = setup();
+    queue.setBotState('streamer', botUserstate(true));
+    // 300 replies to a channel where the bot is a moderator fill the shared 100 per 30 s.
+    for (let index = 0; index < 300; index++) void queue.enqueue('streamer', `busy ${index}`);
+    await clock.advance(25_000);
+    expect(transport.sent).toHaveLength(100);
+    void queue.enqueue('other', 'waiting');
+    // The first place freed (at 30 s) goes to the channel that had not sent.
+    await clock.advance(5_000);
+    const other = transport.sent.findIndex((line) => line.channel === 'other');
+    expect(other).toBe(100);
+  });
+
   it('no 30 s window ever holds more than 20 messages, however they arrive', async () => {
     const { queue, clock, sentAt } = setup();
     for (let round = 0; round < 6; round++) {

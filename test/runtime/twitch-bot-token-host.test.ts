@@ -120,7 +120,7 @@ describe('host whose bot token cannot be refreshed (twitch.bot.tokenFile)', () =
     expect(logs.entries.find((entry) => entry.msg === message)).toMatchObject({ level: LEVEL.error, transport: 'twitch' });
 
     // The rest of the host serves on: its health, its plugins, the overlay page.
-    expect(await health(host)).toMatchObject({ status: 200, components: { 'twitch-chat': 'login-refused', 'plugin:style': 'running' } });
+    expect(await health(host)).toMatchObject({ status: 200, components: { 'twitch-chat': 'failed', 'plugin:style': 'running' } });
     const overlay = (await running.service.listOverlays(running.account.id))[0]!;
     expect((await fetch(overlayUrl(running.baseUrl, overlay.token))).status).toBe(200);
 

@@ -166,6 +166,10 @@ describe('host with Twitch chat: GET /healthz', () => {
           redemptions: 'off',
         },
       });
+      // The local chat is off here: none of its loopback-only routes is served.
+      for (const path of ['/local/chat', '/local/chat/say']) {
+        expect((await fetch(`${running.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
+      }
       // The fake goes away: the process still serves, and says its chat is trying again.
       await irc.close();
       await expect.poll(async () => (await health()).components['twitch-chat'], { timeout: 5000 }).toBe('reconnecting');
@@ -181,7 +185,7 @@ describe('host with Twitch chat: GET /healthz', () => {
     const running = await startChatskin(twitchHostConfig(irc, 'chatskin-host-refused-'), { logger: pino({ level: 'silent' }), stdin: null });
     try {
       const state = async () => (((await (await fetch(`${running.baseUrl}/healthz`)).json()) as { components: Record<string, string> }).components['twitch-chat']);
-      await expect.poll(state, { timeout: 5000 }).toBe('login-refused');
+      await expect.poll(state, { timeout: 5000 }).toBe('failed');
       expect(running.transports.twitch!.lastError).toMatch(/^Twitch refused the bot's login as chatskinbot/);
     } finally {
       await running.close();

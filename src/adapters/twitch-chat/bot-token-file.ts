@@ -34,6 +34,7 @@ const AUTH_COMMAND = 'chatskin twitch auth --bot';
 /** For a file that cannot be read as a token file: its error already says to run the command. */
 const WATCHED_HINT = 'the running chatskin picks a usable token up from there within seconds and connects the chat again (no restart needed)';
 const DEFAULT_CHECK_INTERVAL_MS = 5_000;
+const DEFAULT_REFRESH_WAIT_MS = 30_000;
 
 export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger): ChatTokenSource {
   const file = options.path;
@@ -51,6 +52,8 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
   let problem = `there is no bot token at ${file}; ${REAUTHORIZE_BOT_HINT}`;
   let looking: Promise<boolean> | null = null;
   let renewing: Promise<unknown> = Promise.resolve();
+  /** A refresh still waiting for Twitch; a renewal meanwhile waits for the same one, never a second. */
+  let refreshing: Promise<TokenRenewal> | null = null;
   let watch: ScheduledTimer | null = null;
   let stopped = false;
 
@@ -133,6 +136,20 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     return 'refreshed';
   }
 
+  /**
+   * Twitch's answer, or a passing failure after refreshWaitMs: the login is then tried again (and
+   * renews again). The refresh itself goes on, so a late answer is still saved and used.
+   */
+  function waitAtMost(refresh: Promise<TokenRenewal>): Promise<TokenRenewal> {
+    const waitMs = options.refreshWaitMs ?? DEFAULT_REFRESH_WAIT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new ChatTokenError(`Twitch did not answer the bot's token refresh within ${waitMs} ms`, false)), waitMs);
+      timer.unref();
+    });
+    return Promise.race([refresh, late]).finally(() => clearTimeout(timer));
+  }
+
   return {
     renewable: true,
 
@@ -148,7 +165,8 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
         if (token === null) throw new ChatTokenError(problem, true);
         // Saved to the file since that login (by `chatskin twitch auth --bot`): no refresh needed.
         if (token.accessToken !== refused) return 'from-file';
-        return refresh(token);
+        refreshing ??= refresh(token).finally(() => { refreshing = null; });
+        return waitAtMost(refreshing);
       })();
       renewing = renewal.catch(() => {});
       return renewal;

@@ -32,7 +32,7 @@ interface Setup {
   states: TwitchChatState[];
 }
 
-async function setUp(options: { world?: BotTokenWorldOptions; first?: StoredTwitchToken | 'none' | ((world: BotTokenWorld) => StoredTwitchToken) } = {}): Promise<Setup> {
+async function setUp(options: { world?: BotTokenWorldOptions; first?: StoredTwitchToken | 'none' | ((world: BotTokenWorld) => StoredTwitchToken); refreshWaitMs?: number } = {}): Promise<Setup> {
   const world = await openBotTokenWorld(options.world);
   cleanups.push(() => world.close());
   const first = options.first === 'none' ? null : typeof options.first === 'function' ? options.first(world) : (options.first ?? world.issue());
@@ -43,7 +43,10 @@ async function setUp(options: { world?: BotTokenWorldOptions; first?: StoredTwit
     channels: [CHANNEL],
     identity: {
       login: BOT,
-      tokenFile: { path: world.tokenFile, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, checkIntervalMs: 20, mockServerPort: world.helix.port },
+      tokenFile: {
+        path: world.tokenFile, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, checkIntervalMs: 20, mockServerPort: world.helix.port,
+        ...(options.refreshWaitMs === undefined ? {} : { refreshWaitMs: options.refreshWaitMs }),
+      },
     },
     reconnect: { initialDelayMs: 20, maxDelayMs: 100, jitter: 0 },
     server: { host: '127.0.0.1', port: world.irc.port, secure: false },
@@ -251,6 +254,26 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
       'Twitch chat connection lost (Twitch refused the bot\'s token and renewing it failed: refreshing the bot\'s token failed '
       + '(Twitch answered 503: Service Unavailable)): reconnecting in 40 ms',
     ]);
+    expect(messages(logs, LEVEL.error)).toEqual([]);
+  });
+
+  it('does not hang on a refresh Twitch never answers: tries the login again meanwhile, with no second refresh, and uses the late answer', async () => {
+    const setup = await setUp({ refreshWaitMs: 100 });
+    const { world, transport, logs } = setup;
+    const first = setup.first!;
+    await connected(setup);
+    const held = world.helix.holdNext({ path: '/auth/token' });
+    world.helix.expireAccessToken(first.accessToken);
+    const since = world.irc.joins.length;
+    world.irc.dropAllConnections();
+    await expect.poll(() => messages(logs, LEVEL.warn).filter((message) => message.includes('did not answer the bot\'s token refresh within 100 ms')).length, POLL)
+      .toBeGreaterThanOrEqual(2);
+    expect(transport.state).toBe('reconnecting');
+    held.release();
+    await world.irc.waitForJoin(CHANNEL, { since });
+    await expect.poll(() => transport.state, POLL).toBe('connected');
+    expect(refreshCalls(world)).toEqual([200]);
+    expect(await readTokenFile(world.tokenFile)).toMatchObject({ login: BOT });
     expect(messages(logs, LEVEL.error)).toEqual([]);
   });
 

@@ -27,6 +27,7 @@ export type { OverlayStyleErrorKind } from './client/overlay-style-error.ts';
 export { overlayErrorLine } from './client/overlay-error-line.ts';
 /** Answer a command in one line; throw ChatRefusal inside for a line meant for the chatter. */
 export { answerInChat, ChatRefusal } from './host/chat-answer.ts';
+export { fittedList } from './host/fitted-list.ts';
 export type { AnswerOptions } from './host/chat-answer.ts';
 
 export type { SettingSpec, SettingType } from './service/settings/catalog.ts';

@@ -14,7 +14,7 @@
 //   (GET /skins); not purchases, global free skins or the current pick, which it cannot see;
 // - !skin refuses in one line.
 // docs/commands.md has the replies.
-import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, typedPrefix, z } from '../../src/sdk.ts';
+import { answerInChat, ChatRefusal, definePlugin, fittedList, isOverlayStyleError, typedPrefix, z } from '../../src/sdk.ts';
 import type { ChatUser, CommandInvocation, PickableSkin, ViewerSkinRef } from '../../src/sdk.ts';
 
 const SKINS_NAMES = ['skins', 'myskins'];
@@ -28,20 +28,9 @@ const NONE_WORDS = new Set(['none', 'off']);
 /** Why !skin cannot work against a remote service. */
 const REMOTE_PICK = 'picking a skin in chat needs the bundled overlay service; this bot uses a remote one, whose API cannot pick skins or show your pick.';
 
-/** The skins' names joined by ", ", at most LISTED and at most `room` characters, then "+N more". */
+/** The skins' names, at most LISTED and at most `room` characters, then "+N more". */
 function names(skins: readonly { name: string }[], room: number): string {
-  let text = '';
-  let shown = 0;
-  for (const { name } of skins.slice(0, LISTED)) {
-    const next = shown === 0 ? name : `${text}, ${name}`;
-    const left = skins.length - shown - 1;
-    if (next.length + (left === 0 ? 0 : ` +${left} more`.length) > room) break;
-    text = next;
-    shown += 1;
-  }
-  const left = skins.length - shown;
-  if (left === 0) return text;
-  return shown === 0 ? `+${left} more` : `${text} +${left} more`;
+  return fittedList(skins.map((skin) => skin.name), room, LISTED);
 }
 
 /**

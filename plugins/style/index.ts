@@ -5,7 +5,7 @@
 //                               most, fewer when they would not fit one chat message, "+N more")
 // Every write goes to one overlay (config presetId, else the account's default overlay) in the
 // scope that changes that overlay alone; see overlay-values.ts. docs/commands.md has the replies.
-import { coerceChatValue, definePlugin, findSetting, isOverlayStyleError, overlayErrorLine, typedPrefix, z } from '../../src/sdk.ts';
+import { coerceChatValue, definePlugin, findSetting, fittedList, isOverlayStyleError, overlayErrorLine, typedPrefix, z } from '../../src/sdk.ts';
 import type { CommandInvocation, SettingsPatch, TemplateSettingsView } from '../../src/sdk.ts';
 import { describeReset, describeSetting, shownValue, writeScopeFor } from './overlay-values.ts';
 import { themesSchema } from './themes.ts';
@@ -149,17 +149,5 @@ function listThemes(themes: Themes, usage: string, mention: number): string {
  * (with a mention `mention` characters long) one chat message, then "+N more".
  */
 function withListing(themes: Themes, mention: number, line: (names: string) => string): string {
-  const all = [...themes.keys()];
-  const room = REPLY_ROOM - mention - line('').length;
-  let text = '';
-  let shown = 0;
-  for (const name of all.slice(0, LISTED)) {
-    const next = shown === 0 ? name : `${text}, ${name}`;
-    const left = all.length - shown - 1;
-    if (next.length + (left === 0 ? 0 : ` +${left} more`.length) > room) break;
-    text = next;
-    shown += 1;
-  }
-  const left = all.length - shown;
-  return line(left === 0 ? text : shown === 0 ? `+${left} more` : `${text} +${left} more`);
+  return line(fittedList([...themes.keys()], REPLY_ROOM - mention - line('').length, LISTED));
 }

@@ -1,17 +1,14 @@
 // A graceful stop of the whole process (close(), what SIGINT/SIGTERM run): a command under way
 // finishes, its write is stored and its reply printed before chat, the sockets and the database
 // close; the overlay's socket is told the server is going away; the database is closed after.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/index.ts';
 import { openService } from '../../src/runtime/open-service.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
 import { createPluginFolders } from '../host/plugin-folders.ts';
+import { hostConfig } from './host-config.ts';
 import { watchDefaultOverlay } from './overlay-socket.ts';
 import { twitchHostConfig } from './twitch-host-config.ts';
 
@@ -41,15 +38,7 @@ const flags = globalThis as typeof globalThis & { chatskinSlowpokeStarted?: numb
 
 describe('chatskin close() while a command is under way', () => {
   it('finishes the command, stores its write and prints its reply, then closes sockets and the database', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chatskin-stop-'));
-    const config = parseConfig({
-      http: { host: '127.0.0.1', port: 0 },
-      store: { path: join(dir, 'db.sqlite') },
-      channel: { login: 'streamer' },
-      pluginDirs: [folders.dir],
-      plugins: { slowpoke: {} },
-      log: { level: 'silent' },
-    });
+    const config = hostConfig('chatskin-stop-', 'streamer', { pluginDirs: [folders.dir], plugins: { slowpoke: {} } });
     const stdin = new PassThrough();
     let printed = '';
     const running = await startChatskin(config, {

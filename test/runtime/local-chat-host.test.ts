@@ -1,15 +1,12 @@
 // The newcomer's path: no Twitch credentials, the host's local chat on "stdin". A moderator line
 // typed there restyles the overlay live; the same line from a viewer does nothing; plain lines
 // show on the overlay; bot replies are printed.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/index.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
+import { hostConfig } from './host-config.ts';
 import { watchDefaultOverlay } from './overlay-socket.ts';
 import type { OverlaySocket } from './overlay-socket.ts';
 
@@ -20,13 +17,7 @@ describe('host with the local chat (no Twitch credentials)', () => {
   let running: RunningChatskin;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chatskin-local-'));
-    const config = parseConfig({
-      http: { host: '127.0.0.1', port: 0 },
-      store: { path: join(dir, 'db.sqlite') },
-      channel: { login: 'streamer' },
-      log: { level: 'silent' },
-    });
+    const config = hostConfig('chatskin-local-', 'streamer');
     expect(config.twitch.enabled).toBe(false);
     running = await startChatskin(config, {
       logger: pino({ level: 'silent' }), stdin, stdout: { write: (text: string) => { printed += text; } },

@@ -2,19 +2,16 @@
 // `chatskin seed` or an earlier run with Twitch on leaves them): a local chatter with such a
 // viewer's login speaks as that viewer, so it never takes the login over to a made-up id; a
 // login no viewer holds still gets the made-up one.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localUserIdOf } from '../../src/adapters/local-chat/local-chat-tags.ts';
-import { parseConfig } from '../../src/config/index.ts';
 import { openService } from '../../src/runtime/open-service.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import { parseSeedYaml } from '../../src/service/seed-fixture.ts';
 import { applySeed } from '../../src/service/seed.ts';
+import { hostConfig } from './host-config.ts';
 
 // viewer_one bought neon; alice, the channel, once chatted as a viewer (the account has no
 // Twitch user id of its own, so the local chat's broadcaster id is a made-up one); "1001" is also
@@ -43,13 +40,7 @@ describe('local chat only, on a store with real viewers', () => {
   let running: RunningChatskin;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chatskin-local-known-'));
-    const config = parseConfig({
-      http: { host: '127.0.0.1', port: 0 },
-      store: { path: join(dir, 'db.sqlite') },
-      channel: { login: 'alice' },
-      log: { level: 'silent' },
-    });
+    const config = hostConfig('chatskin-local-known-', 'alice');
     expect(config.twitch.enabled).toBe(false);
     const seeded = await openService(config);
     try {

@@ -2,16 +2,14 @@
 // the local chat and no Twitch: a line typed there as a moderator restyles the overlay shown
 // beside the form, the bot's answer appears in that overlay, a refused line says why on the page,
 // and nobody but this machine gets the page.
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/index.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
+import { hostConfig } from './host-config.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -24,15 +22,10 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
   const errors: string[] = [];
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chatskin-local-page-'));
-    const config = parseConfig({
-      http: { host: '127.0.0.1', port: 0 },
-      store: { path: join(dir, 'db.sqlite') },
-      channel: { login: 'streamer' },
+    const config = hostConfig('chatskin-local-page-', 'streamer', {
       localChat: { stdin: false },
       // No font stylesheets, emotes from a closed port: the test never reaches the internet.
       overlay: { googleFontsCss: null, emoteCdn: 'http://127.0.0.1:9/emotes' },
-      log: { level: 'silent' },
     });
     running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, stdout: { write: () => true } });
     browser = await chromium.launch({

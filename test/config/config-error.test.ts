@@ -83,6 +83,11 @@ describe('config and plugin-settings problems', () => {
     expect(leaks).toEqual([]);
   });
 
+  it("twitch.enabled that is not a boolean says what it was", () => {
+    expect(() => parseConfig({ channel: { login: 'alice' }, twitch: { enabled: 'yes' } }))
+      .toThrow(/twitch\.enabled: must be true or false \(got "yes"\)/);
+  });
+
   it('a missing key of the real schema reads as one sentence (service.baseUrl in remote mode)', () => {
     expect(() => parseConfig({ channel: { login: 'alice' }, service: { mode: 'remote', apiKey: 'cs_key' } }))
       .toThrow(/service\.baseUrl: is missing; it must be an http\(s\) URL such as https:\/\/example\.com\/api\/v1/);

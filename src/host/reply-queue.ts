@@ -17,7 +17,7 @@ import { chatRoleOf, hasRole } from './chat-roles.ts';
 import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel } from './chat-transport.ts';
 import type { ChatTags, ChatTransport, RefusalRemedy } from './chat-transport.ts';
 import type { Clock, ScheduledTimer } from './clock.ts';
-import { madeToDiffer, withDuplicateSuffix } from './duplicate-suffix.ts';
+import { DUPLICATE_SUFFIX, madeToDiffer, withDuplicateSuffix } from './duplicate-suffix.ts';
 import type { ReplyOutcome } from './plugin-api.ts';
 import { SentLines } from './sent-lines.ts';
 import { SlidingWindow } from './sliding-window.ts';
@@ -213,7 +213,9 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
         logger.warn({ channel }, 'reply refused: it is empty');
         return Promise.resolve({ status: 'refused', reason: 'empty reply' });
       }
-      let parts = splitMessage(line, maxLength);
+      // With Twitch's limits every part leaves room for the duplicate suffix, so making a part
+      // differ (a repeat, or a line refused as one) never costs it a word.
+      let parts = splitMessage(line, limits ? maxLength - DUPLICATE_SUFFIX.length : maxLength);
       if (parts.length > maxParts) {
         logger.warn({ channel, parts: parts.length, kept: maxParts, length: line.length }, 'reply too long: only its first parts are sent');
         parts = parts.slice(0, maxParts);

@@ -190,30 +190,44 @@ describe('reply queue: splitting and line hygiene', () => {
     expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u{E0000}', 'same']);
   });
 
-  it('makes a repeat differ even when the line is too long for the suffix, shortening it at a space', async () => {
+  it('splits replies into parts of at most 497 characters, so a repeat is made to differ whole', async () => {
     const { queue, clock, transport } = setup();
-    const line = `${'word '.repeat(99)}last`.padEnd(498, 'x');
+    const line = `${'word '.repeat(98)}last`.padEnd(497, 'x');
     void queue.enqueue('streamer', line);
     void queue.enqueue('streamer', line);
-    await clock.advance(5_000);
-    const [first, second] = transport.sent.map((sent) => sent.text);
-    expect(first).toBe(line);
-    // Cut at the last space that leaves room, and the long last word with it.
-    expect(second).toBe(`${'word '.repeat(98)}word \u{E0000}`);
-    expect(second!.length).toBeLessThanOrEqual(500);
+    const longer = `${'word '.repeat(98)}last`.padEnd(498, 'x');
+    void queue.enqueue('streamer', longer);
+    await clock.advance(10_000);
+    const sent = transport.sent.map((item) => item.text);
+    expect(sent[0]).toBe(line);
+    // Nothing cut: the suffix fits beside the whole line.
+    expect(sent[1]).toBe(`${line} \u{E0000}`);
+    expect(sent[1]!.length).toBe(500);
+    // 498 characters go as two parts, each with room for the suffix.
+    expect(sent.slice(2)).toEqual([`${'word '.repeat(97)}word`, 'lastxxxx']);
+    expect(sent.slice(2).join(' ')).toBe(longer);
   });
 
-  it('shortens a repeat with no space between graphemes, never halving a character', async () => {
+  it('keeps the room for the suffix between graphemes, never halving a character', async () => {
     const { queue, clock, transport } = setup();
-    // 249 emoji of two UTF-16 units each: 498 units, so 497 would end inside one.
-    const line = '\u{1F600}'.repeat(249);
+    // 248 emoji of two UTF-16 units each: 496 units fit with the suffix; 249 are split.
+    const line = '\u{1F600}'.repeat(248);
     void queue.enqueue('streamer', line);
     void queue.enqueue('streamer', line);
-    await clock.advance(5_000);
-    const second = transport.sent[1]!.text;
-    expect(second).toBe(`${'\u{1F600}'.repeat(248)} \u{E0000}`);
-    expect(second.isWellFormed()).toBe(true);
-    expect(second.length).toBeLessThanOrEqual(500);
+    void queue.enqueue('streamer', '\u{1F600}'.repeat(249));
+    await clock.advance(10_000);
+    const sent = transport.sent.map((item) => item.text);
+    expect(sent[1]).toBe(`${line} \u{E0000}`);
+    expect(sent.slice(2)).toEqual([line, '\u{1F600}']);
+    expect(sent.every((text) => text.isWellFormed() && text.length <= 500)).toBe(true);
+  });
+
+  it('splits at 500 where no limits apply (the local chat)', async () => {
+    const { queue, clock, transport } = setup({ limits: null });
+    const line = `${'word '.repeat(99)}last`.padEnd(500, 'x');
+    void queue.enqueue('streamer', line);
+    await clock.advance(0);
+    expect(transport.sent.map((item) => item.text)).toEqual([line]);
   });
 
   it('does not alter a repeat where the bot is a moderator', async () => {

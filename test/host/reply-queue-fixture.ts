@@ -21,3 +21,17 @@ export function replyQueueSetup(options: Partial<ReplyQueueOptions> & { limits?:
   const queue = createReplyQueue({ transport, clock, logger, maxQueued: 200, ...options });
   return { transport, clock, queue, logs: entries, sentAt };
 }
+
+/** Makes the transport hold the line `text` until `release()` (as one waits for its channel to be rejoined). */
+export function holdLine(transport: { say(channel: string, text: string): Promise<void> }, text: string): { release: () => void } {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const say = transport.say.bind(transport);
+  transport.say = async (channel, line) => {
+    if (line === text) await held;
+    await say(channel, line);
+  };
+  return { release };
+}

@@ -3,7 +3,7 @@ import type { ReplyOutcome } from '../../src/host/plugin-api.ts';
 import { botUserstate } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
 import { settle } from './manual-clock.ts';
-import { replyQueueSetup as setup } from './reply-queue-fixture.ts';
+import { holdLine, replyQueueSetup as setup } from './reply-queue-fixture.ts';
 
 describe('reply queue: Twitch limits (sliding 30 s window)', () => {
   it('sends at most 20 messages per 30 s, one per second, to a channel where the bot is not a moderator', async () => {
@@ -93,15 +93,7 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
   it('spaces lines 1 s apart from when the transport sent them, so a line held back is not followed at once', async () => {
     const { queue, clock, transport, sentAt } = setup();
     // The first line waits in the transport (as one does for its channel to be rejoined).
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const say = transport.say;
-    transport.say = async (channel, text) => {
-      if (text === 'held') await held;
-      await say(channel, text);
-    };
+    const { release } = holdLine(transport, 'held');
     void queue.enqueue('streamer', 'held');
     void queue.enqueue('streamer', 'next');
     await clock.advance(5_000);
@@ -117,15 +109,7 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     const { queue, clock, transport, sentAt } = setup();
     queue.setBotState('streamer', botUserstate(true));
     queue.setBotState('other', botUserstate(true));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const say = transport.say;
-    transport.say = async (channel, text) => {
-      if (text === 'held') await held;
-      await say(channel, text);
-    };
+    const { release } = holdLine(transport, 'held');
     void queue.enqueue('streamer', 'held');
     for (let index = 0; index < 200; index++) void queue.enqueue('other', `o${index}`);
     await clock.advance(0);

@@ -2,7 +2,8 @@
 // transport's limits, with over-long replies split. Twitch counts every PRIVMSG against a
 // per-account bucket of 100 per 30 s, and those to channels where the bot is neither moderator
 // nor broadcaster also against a bucket of 20 per 30 s; the bot's status comes from USERSTATE.
-// There a line also waits out the channel's slow mode (ROOMSTATE), which moderators are exempt from.
+// There a line also waits out the channel's slow mode (ROOMSTATE), which moderators and VIPs are
+// exempt from (a VIP bot is otherwise paced like a viewer: Twitch's limits name only moderators).
 // A line counts from when the transport has sent it, not from when the queue handed it over: a
 // line held back (the channel being rejoined after a drop) would otherwise leave with the next one
 // right behind it.
@@ -41,7 +42,7 @@ export interface ReplyQueue {
   enqueue(channel: string, text: string): Promise<ReplyOutcome>;
   /** The bot's USERSTATE in a channel: moderator or broadcaster lifts the limit to 100 per window. */
   setBotState(channel: string, tags: ChatTags): void;
-  /** The channel's slow mode (0 = off): where the bot is not a moderator, its lines go at least this far apart. */
+  /** The channel's slow mode (0 = off): where the bot is neither moderator nor VIP, its lines go at least this far apart. */
   setSlowMode(channel: string, seconds: number): void;
   /** The chat did not deliver `text` (as sent): it is sent again if `remedy` says something will make it pass. */
   refused(channel: string, text: string, reason: string, remedy: RefusalRemedy): void;
@@ -74,11 +75,13 @@ interface ChannelState {
   sending: boolean;
   lastSentAt: number;
   lastText: string | null;
-  /** Slow mode; it applies only while the bot is not a moderator. */
+  /** The bot is a VIP, moderator or broadcaster here: slow mode does not apply to it. */
+  slowExempt: boolean;
+  /** Slow mode; it applies only while the bot is not slow-exempt. */
   slowMs: number;
   /** Nothing goes before this (a refusal said to wait). */
   holdUntil: number;
-  /** Nothing goes before this while the bot is not a moderator (a slow-mode refusal said to wait). */
+  /** Nothing goes before this while the bot is not slow-exempt (a slow-mode refusal said to wait). */
   slowHoldUntil: number;
   sent: SentLines;
 }
@@ -104,7 +107,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
     let state = channels.get(channel);
     if (!state) {
       state = {
-        name: channel, waiting: [], moderator: false, sending: false, lastSentAt: -Infinity, lastText: null,
+        name: channel, waiting: [], moderator: false, slowExempt: false, sending: false, lastSentAt: -Infinity, lastText: null,
         slowMs: 0, holdUntil: -Infinity, slowHoldUntil: -Infinity, sent: new SentLines(),
       };
       channels.set(channel, state);
@@ -124,11 +127,12 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
 
   /** When this channel may send next (now or later). */
   const readyAt = (state: ChannelState, now: number): number => {
-    if (!limits) return Math.max(now, state.holdUntil, state.moderator ? -Infinity : state.slowHoldUntil);
+    const slowHold = state.slowExempt ? -Infinity : state.slowHoldUntil;
+    if (!limits) return Math.max(now, state.holdUntil, slowHold);
     let at = Math.max(freeAt(allMessages, now, limits.moderatorMessages, inFlight), state.holdUntil);
     if (!state.moderator) {
-      const interval = Math.max(limits.minIntervalMs, state.slowMs);
-      at = Math.max(at, freeAt(userMessages, now, limits.userMessages, inFlightUser), state.lastSentAt + interval, state.slowHoldUntil);
+      const interval = Math.max(limits.minIntervalMs, state.slowExempt ? 0 : state.slowMs);
+      at = Math.max(at, freeAt(userMessages, now, limits.userMessages, inFlightUser), state.lastSentAt + interval, slowHold);
     }
     return at;
   };
@@ -242,12 +246,17 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
 
     setBotState(rawChannel, tags) {
       const state = stateOf(normalizeChannel(rawChannel));
-      const moderator = hasRole(chatRoleOf(tags), 'moderator');
-      if (moderator !== state.moderator) {
+      const role = chatRoleOf(tags);
+      const moderator = hasRole(role, 'moderator');
+      const slowExempt = hasRole(role, 'vip');
+      if (moderator !== state.moderator || slowExempt !== state.slowExempt) {
         state.moderator = moderator;
-        logger.info({ channel: state.name, moderator }, moderator
+        state.slowExempt = slowExempt;
+        logger.info({ channel: state.name, moderator, vip: slowExempt && !moderator }, moderator
           ? 'bot is moderator or broadcaster here: moderator chat limits apply'
-          : 'bot is not a moderator here: ordinary chat limits apply');
+          : slowExempt
+            ? 'bot is a VIP here: ordinary chat limits apply, slow mode does not'
+            : 'bot is not a moderator here: ordinary chat limits apply');
       }
       pump();
     },
@@ -259,7 +268,10 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       state.slowMs = slowMs;
       const channel = state.name;
       if (slowMs === 0) logger.info({ channel, slowSeconds: 0 }, `slow mode is off in #${channel}`);
-      else if (state.moderator) logger.info({ channel, slowSeconds: seconds }, `slow mode of ${seconds} s in #${channel}: the bot is a moderator there, so it does not wait for it`);
+      else if (state.slowExempt) {
+        const status = state.moderator ? 'a moderator' : 'a VIP';
+        logger.info({ channel, slowSeconds: seconds }, `slow mode of ${seconds} s in #${channel}: the bot is ${status} there, so it does not wait for it`);
+      }
       else logger.info({ channel, slowSeconds: seconds }, `slow mode of ${seconds} s in #${channel}: the bot's lines there go at least ${seconds} s apart`);
       pump();
     },
@@ -279,7 +291,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       let again = text;
       if (remedy.kind === 'wait') {
         const until = clock.now() + remedy.ms;
-        // Moderators are exempt from slow mode: that wait lifts if the bot becomes one.
+        // Moderators and VIPs are exempt from slow mode: that wait lifts if the bot becomes one.
         if (reason === 'msg_slowmode') state.slowHoldUntil = Math.max(state.slowHoldUntil, until);
         else state.holdUntil = Math.max(state.holdUntil, until);
       } else {

@@ -1,6 +1,6 @@
 /**
  * Slow mode for FakeTwitchIrc, as Twitch enforces it: in a channel in slow mode a chatter who is
- * neither broadcaster nor moderator may send one line per N seconds, counted from their last
+ * neither broadcaster, moderator nor VIP may send one line per N seconds, counted from their last
  * line that was delivered (a refused one does not count). Times come from the fake's clock.
  *
  *   const slow = new FakeSlowMode();

@@ -819,7 +819,7 @@ export class FakeTwitchIrc {
     if (!connection.loggedIn || !joined || JUSTINFAN.test(connection.login ?? '')) return;
     const login = connection.login as string;
     const badges = this.#badgesOf(login, channel);
-    const waitMs = this.#slowMode.waitMs(channel, login, 'broadcaster' in badges || 'moderator' in badges, record.at);
+    const waitMs = this.#slowMode.waitMs(channel, login, 'broadcaster' in badges || 'moderator' in badges || 'vip' in badges, record.at);
     if (waitMs > 0) {
       record.refused = 'msg_slowmode';
       this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_slowmode' }, prefix: SERVER, command: 'NOTICE', params: [channel, slowModeNotice(waitMs)] }]);

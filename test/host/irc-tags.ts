@@ -73,3 +73,8 @@ export function botUserstate(moderator: boolean): ChatTags {
     username: 'mybot',
   };
 }
+
+/** The bot's USERSTATE in a channel where it is a VIP (slow mode does not apply to it; the rate limit does). */
+export function botVipUserstate(): ChatTags {
+  return { ...botUserstate(false), ...badgeTags({ vip: '1' }), vip: true };
+}

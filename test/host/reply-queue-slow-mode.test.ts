@@ -1,7 +1,8 @@
 // The reply queue under a channel's slow mode: where the bot is not a moderator its lines go at
-// least the slow mode apart (the 1 s spacing when that is longer); a moderator is exempt.
+// least the slow mode apart (the 1 s spacing when that is longer); a moderator is exempt, and so
+// is a VIP, who otherwise keeps a viewer's pacing.
 import { describe, expect, it } from 'vitest';
-import { botUserstate } from './irc-tags.ts';
+import { botUserstate, botVipUserstate } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
 import { replyQueueSetup as setup } from './reply-queue-fixture.ts';
 
@@ -23,6 +24,32 @@ describe('reply queue: slow mode', () => {
     for (let index = 0; index < 4; index++) void queue.enqueue('streamer', `line ${index}`);
     await clock.advance(0);
     expect(sentAt).toEqual([0, 0, 0, 0]);
+  });
+
+  it('does not hold back a VIP either, who still goes 1 s apart and 20 per 30 s', async () => {
+    const { queue, clock, sentAt } = setup();
+    queue.setBotState('streamer', botVipUserstate());
+    queue.setSlowMode('streamer', 30);
+    for (let index = 0; index < 22; index++) void queue.enqueue('streamer', `line ${index}`);
+    await clock.advance(3_000);
+    expect(sentAt).toEqual([0, 1_000, 2_000, 3_000]);
+    await clock.advance(26_999);
+    expect(sentAt).toHaveLength(20);
+    await clock.advance(1);
+    expect(sentAt).toHaveLength(21);
+    expect(sentAt[20]).toBe(30_000);
+  });
+
+  it('lifts a slow-mode wait when the bot becomes a VIP', async () => {
+    const { queue, clock, transport } = setup();
+    void queue.enqueue('streamer', 'a');
+    await clock.advance(0);
+    queue.refused('streamer', 'a', 'msg_slowmode', { kind: 'wait', ms: 30_000 });
+    await clock.advance(2_000);
+    expect(transport.sent.map((line) => line.text)).toEqual(['a']);
+    queue.setBotState('streamer', botVipUserstate());
+    await clock.advance(0);
+    expect(transport.sent.map((line) => line.text)).toEqual(['a', 'a']);
   });
 
   it('applies a slow mode switched on from the last line sent, and the 1 s spacing once it is off', async () => {
@@ -57,11 +84,14 @@ describe('reply queue: slow mode', () => {
     queue.setSlowMode('streamer', 30);
     queue.setBotState('other', botUserstate(true));
     queue.setSlowMode('other', 30);
+    queue.setBotState('third', botVipUserstate());
+    queue.setSlowMode('third', 30);
     queue.setSlowMode('streamer', 0);
-    const slow = logs.filter((entry) => /slow mode/.test(entry.msg ?? ''));
+    const slow = logs.filter((entry) => /^slow mode/.test(entry.msg ?? ''));
     expect(slow.map((entry) => [entry.level, entry.channel, entry.msg])).toEqual([
       [LEVEL.info, 'streamer', "slow mode of 30 s in #streamer: the bot's lines there go at least 30 s apart"],
       [LEVEL.info, 'other', 'slow mode of 30 s in #other: the bot is a moderator there, so it does not wait for it'],
+      [LEVEL.info, 'third', 'slow mode of 30 s in #third: the bot is a VIP there, so it does not wait for it'],
       [LEVEL.info, 'streamer', 'slow mode is off in #streamer'],
     ]);
   });

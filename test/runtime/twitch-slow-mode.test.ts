@@ -1,4 +1,4 @@
-// Slow mode over the real tmi.js: where the bot is not a moderator, its replies go at least the
+// Slow mode over the real tmi.js: where the bot is neither moderator nor VIP, its replies go at least the
 // channel's slow mode apart, learnt from Twitch's ROOMSTATE (on join, or when a moderator changes
 // it), and a line Twitch refuses for slow mode anyway is sent again after the wait it names. The
 // fake enforces slow mode on the same manual clock as the host's pacing, so nothing sleeps, and
@@ -35,6 +35,22 @@ describe('slow mode over the real tmi.js, on from the join, the bot not a modera
     expect(world.botLines()).toHaveLength(4);
     expect(world.botLines().every((line) => line.refused === null)).toBe(true);
     expect(gaps(world.botLines())).toEqual([SLOW_MS, SLOW_MS, SLOW_MS]);
+  });
+});
+
+describe('slow mode over the real tmi.js, the bot a VIP', () => {
+  // Twitch exempts VIPs from slow mode but names only moderators for the higher rate limit.
+  const world = twitchHostForSuite({ dirPrefix: 'chatskin-slow-vip-', slowSeconds: SLOW_MS / 1000, botBadges: () => ({ vip: '1' }) });
+
+  it('sends replies 1 s apart as a viewer would without slow mode: all reach the chat, none refused', async () => {
+    const { clock } = world;
+    await commandsAnswered(world, 4);
+    for (let second = 1; second <= 3; second += 1) {
+      await clock.advance(1_000);
+      await expect.poll(() => world.botLines().length, { timeout: 5_000 }).toBe(1 + second);
+    }
+    expect(world.botLines().every((line) => line.refused === null)).toBe(true);
+    expect(gaps(world.botLines())).toEqual([1_000, 1_000, 1_000]);
   });
 });
 

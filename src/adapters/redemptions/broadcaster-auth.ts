@@ -18,12 +18,13 @@ import { RefreshingAuthProvider } from '@twurple/auth';
 import type { AccessToken } from '@twurple/auth';
 import type { Logger } from 'pino';
 import { systemClock } from '../../host/clock.ts';
-import type { Clock, ScheduledTimer } from '../../host/clock.ts';
+import type { Clock } from '../../host/clock.ts';
 import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
 import { missingScopes } from './scopes.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
-import { isTokenFileSeen, readTokenFile, tokenFileFingerprint, writeTokenFile } from '../twitch-auth/token-file.ts';
+import { isTokenFileSeen, readTokenFile, writeTokenFile } from '../twitch-auth/token-file.ts';
+import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { storedTokenAfterRefresh } from '../twitch-auth/token-refresh.ts';
 import { describeTwitchError } from '../twitch-auth/twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
@@ -96,11 +97,16 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     state: 'ok', login: token.login, userId: token.userId, scopes: [...token.scope], lastRefreshAt: null, refreshes: 0, reloads: 0, error: null,
   };
   let saving: Promise<void> = Promise.resolve();
-  let checking: Promise<boolean> | null = null;
   let stopped = false;
-  let timer: ScheduledTimer | null = null;
-  /** The file as last looked at (null: not yet); read again only when this changes. */
-  let seen: string | null = null;
+  const watch = createTokenFileWatch({
+    file: options.tokenFile,
+    intervalMs: options.tokenFileCheckMs,
+    clock,
+    // Gone or unreadable for now: the token in use stays.
+    ignore: (fingerprint) => !isTokenFileSeen(fingerprint),
+    changed: takeOverFromFile,
+    failed: (error) => log.warn({ err: error }, `looking at the token file failed: ${errorText(error)}`),
+  });
   /** A token was taken over and has not been refreshed since: a refusal now may be of the one before. */
   let takenOverUnrefreshed = false;
 
@@ -155,11 +161,8 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     return null;
   }
 
-  async function lookAtTokenFile(): Promise<boolean> {
-    const fingerprint = await tokenFileFingerprint(options.tokenFile);
-    // Gone or unreadable for now: the token in use stays.
-    if (!isTokenFileSeen(fingerprint) || fingerprint === seen) return false;
-    seen = fingerprint;
+  /** The token file changed: takes over a new, usable token there. True when it did. */
+  async function takeOverFromFile(): Promise<boolean> {
     let found: StoredTwitchToken | null;
     try {
       found = await readTokenFile(options.tokenFile);
@@ -196,24 +199,10 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   }
 
   function checkTokenFile(): Promise<boolean> {
-    if (stopped) return Promise.resolve(false);
-    checking ??= lookAtTokenFile().catch((error: unknown) => {
-      log.warn({ err: error }, `looking at the token file failed: ${errorText(error)}`);
-      return false;
-    }).finally(() => {
-      checking = null;
-    });
-    return checking;
-  }
-
-  function arm(): void {
-    if (stopped) return;
-    timer = clock.schedule(() => {
-      void checkTokenFile().finally(arm);
-    }, options.tokenFileCheckMs);
+    return stopped ? Promise.resolve(false) : watch.look();
   }
   // What the file holds now is the token just loaded.
-  void checkTokenFile().finally(arm);
+  void checkTokenFile().finally(() => watch.repeat());
 
   return {
     authProvider,
@@ -224,11 +213,10 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     checkTokenFile,
     stop() {
       stopped = true;
-      timer?.cancel();
-      timer = null;
+      void watch.stop();
     },
     flush: async () => {
-      await checking;
+      await watch.idle();
       await saving;
     },
   };

@@ -28,6 +28,7 @@ import type { EventSubStatus, RedemptionListener } from './redemption-listener.t
 import { missingScopes } from './scopes.ts';
 import { NO_TOKEN_FILE, readTokenFile, tokenFileFingerprint } from '../twitch-auth/token-file.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
+import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
 
 export type RedemptionsState =
@@ -168,24 +169,20 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
    * as if the host had started with it. A token that cannot be used is reported once.
    */
   function watchForToken(seenFirst: string): TwitchRedemptions {
-    let seen = seenFirst;
     let watching = true;
-    let timer: ScheduledTimer | null = null;
-    let looking: Promise<void> | null = null;
     /** Once a usable token was found: the redemptions started with it. */
     let launched: Launched | null = null;
 
-    async function look(): Promise<void> {
-      const fingerprint = await tokenFileFingerprint(tokenFile);
-      if (fingerprint === seen || !watching) return;
-      seen = fingerprint;
+    /** The token file changed: starts the redemptions with a usable token there. True when they started. */
+    async function startWithFile(fingerprint: string): Promise<boolean> {
+      if (!watching) return false;
       const found = await loadToken();
-      if (!watching) return;
+      if (!watching) return false;
       if ('problem' in found) {
         status.problem = found.problem;
         // A removed file is no news worth a warning; a token saved there that cannot be used is.
         if (fingerprint !== NO_TOKEN_FILE) logger.warn({ tokenFile }, `the token file changed, but channel-point redemptions still cannot start: ${found.problem}`);
-        return;
+        return false;
       }
       logger.info({ tokenFile, broadcaster: found.token.login },
         'found a usable broadcaster token (saved by `chatskin twitch auth`): starting channel-point redemptions, no restart needed');
@@ -193,31 +190,28 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       launched = attempt;
       try {
         await attempt.ready;
+        return true;
       } catch (error) {
         await attempt.redemptions.stop();
         launched = null;
-        if (!watching) return;
+        if (!watching) return false;
         status.state = 'needs-auth';
         status.problem = `channel-point redemptions could not start with the token in ${tokenFile}: ${errorText(error)}; ${REAUTHORIZE_HINT}`;
         logger.error({ err: error }, status.problem);
+        return false;
       }
     }
 
-    function arm(): void {
-      if (!watching || launched) return;
-      timer = clock.schedule(() => {
-        timer = null;
-        looking = look()
-          .catch((error: unknown) => {
-            logger.warn({ err: error, tokenFile }, `looking at the token file failed: ${errorText(error)}`);
-          })
-          .finally(() => {
-            looking = null;
-            arm();
-          });
-      }, tokenFileCheckMs);
-    }
-    arm();
+    const watch = createTokenFileWatch({
+      file: tokenFile,
+      intervalMs: tokenFileCheckMs,
+      clock,
+      seen: seenFirst,
+      changed: startWithFile,
+      failed: (error) => logger.warn({ err: error, tokenFile }, `looking at the token file failed: ${errorText(error)}`),
+    });
+    // Once started, the redemptions' own auth watches the file.
+    watch.repeat((started) => !started);
 
     return {
       status: () => launched?.redemptions.status() ?? structuredClone(status),
@@ -228,11 +222,10 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
           return;
         }
         watching = false;
-        timer?.cancel();
-        timer = null;
+        const lookOver = watch.stop();
         // Redemptions started meanwhile stop like ones started with the host (the start under way ends early).
         await launched?.redemptions.stop();
-        await looking;
+        await lookOver;
         status.state = 'stopped';
       },
     };

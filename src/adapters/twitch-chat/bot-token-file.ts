@@ -11,12 +11,11 @@
 // refresh needs the same application) and has chat:read and chat:edit. Every token read or
 // refreshed is added to the logger's secrets at once.
 import type { Logger } from 'pino';
-import { systemClock } from '../../host/clock.ts';
-import type { ScheduledTimer } from '../../host/clock.ts';
 import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
-import { readTokenFile, tokenFileFingerprint, TokenFileError, writeTokenFile } from '../twitch-auth/token-file.ts';
+import { readTokenFile, TokenFileError, writeTokenFile } from '../twitch-auth/token-file.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
+import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { refreshStoredToken, TokenRefreshError } from '../twitch-auth/token-refresh.ts';
 import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
 import { missingBotScopes } from './bot-scopes.ts';
@@ -46,16 +45,18 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
   let token: StoredTwitchToken | null = null;
   /** Every access token this process loaded, refreshed or saved: the file holding one of them is no news. */
   const known = new Set<string>();
-  /** The file as last looked at (null: not yet); read again only when this changes. */
-  let seen: string | null = null;
   /** Why there is no usable token in the file, with what to do. */
   let problem = `there is no bot token at ${file}; ${REAUTHORIZE_BOT_HINT}`;
-  let looking: Promise<boolean> | null = null;
   let renewing: Promise<unknown> = Promise.resolve();
   /** A refresh still waiting for Twitch; a renewal meanwhile waits for the same one, never a second. */
   let refreshing: Promise<TokenRenewal> | null = null;
-  let watch: ScheduledTimer | null = null;
-  let stopped = false;
+  // Looked at before every login and while waiting for a new token; a look that fails (the file system) changes nothing.
+  const watch = createTokenFileWatch({
+    file,
+    intervalMs: checkIntervalMs,
+    changed: takeFromFile,
+    failed: (error) => log.warn(`looking at the bot's token file failed: ${errorText(error)}`),
+  });
 
   /** Why a token found in the file cannot be used, or null when it can. */
   function unusable(found: StoredTwitchToken): string | null {
@@ -65,12 +66,9 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     return missing.length > 0 ? `lacks ${missing.join(', ')}` : null;
   }
 
-  /** Reads the file if it changed since the last look, and takes a usable token there this process did not have. True when it did. */
-  async function lookAtFile(): Promise<boolean> {
-    const fingerprint = await tokenFileFingerprint(file);
-    if (fingerprint === seen) return false;
-    const first = seen === null;
-    seen = fingerprint;
+  /** The file changed: takes a usable token there this process did not have. True when it did. */
+  async function takeFromFile(_fingerprint: string, previous: string | null): Promise<boolean> {
+    const first = previous === null;
     let found: StoredTwitchToken | null;
     try {
       found = await readTokenFile(file, {
@@ -100,17 +98,6 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     return false;
   }
 
-  /** One look at a time; a look that fails (the file system) changes nothing. */
-  function look(): Promise<boolean> {
-    looking ??= lookAtFile().catch((error: unknown) => {
-      log.warn(`looking at the bot's token file failed: ${errorText(error)}`);
-      return false;
-    }).finally(() => {
-      looking = null;
-    });
-    return looking;
-  }
-
   async function refresh(current: StoredTwitchToken): Promise<TokenRenewal> {
     let refreshed: StoredTwitchToken;
     try {
@@ -119,7 +106,7 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
       const message = error instanceof TokenRefreshError ? error.message : errorText(error);
       if (!(error instanceof TokenRefreshError) || !error.refused) throw new ChatTokenError(`refreshing the bot's token failed (${message})`, false);
       // `chatskin twitch auth --bot` may have saved a new token meanwhile.
-      if (await look()) return 'from-file';
+      if (await watch.look()) return 'from-file';
       throw new ChatTokenError(`Twitch refused to refresh the bot's token (${message}); ${REAUTHORIZE_BOT_HINT}`, true);
     }
     addLogSecrets(logger, [refreshed.accessToken, refreshed.refreshToken]);
@@ -154,14 +141,14 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     renewable: true,
 
     async current() {
-      await look();
+      await watch.look();
       if (token === null) throw new ChatTokenError(problem, true);
       return token.accessToken;
     },
 
     renew(refused) {
       const renewal = (async (): Promise<TokenRenewal> => {
-        await look();
+        await watch.look();
         if (token === null) throw new ChatTokenError(problem, true);
         // Saved to the file since that login (by `chatskin twitch auth --bot`): no refresh needed.
         if (token.accessToken !== refused) return 'from-file';
@@ -173,26 +160,14 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     },
 
     awaitNewToken(onToken) {
-      watch?.cancel();
-      const arm = (): void => {
-        if (stopped) return;
-        watch = systemClock.schedule(() => {
-          watch = null;
-          void look().then((found) => {
-            if (stopped) return;
-            if (found) onToken();
-            else arm();
-          });
-        }, checkIntervalMs);
-      };
-      arm();
+      watch.repeat((found) => {
+        if (found) onToken();
+        return !found;
+      });
     },
 
     async stop() {
-      stopped = true;
-      watch?.cancel();
-      watch = null;
-      await looking;
+      await watch.stop();
       await renewing;
     },
   };

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { overlayClientConfigSchema } from '../client/client-from-config.ts';
 import { DEFAULT_BLOCKED_AGENTS } from '../service/http/options.ts';
 import type { SynchronousLevel } from '../service/store/sqlite-store.ts';
-import { flag, integer, isPlainMapping, oneOf, section, text, twitchLogin, url } from './schema-helpers.ts';
+import { flag, integer, isPlainMapping, oneOf, proxyTrust, section, text, twitchLogin, url } from './schema-helpers.ts';
 
 const port = integer(0, 65535);
 
@@ -12,6 +12,8 @@ const httpSection = section({
   host: text('a host name or IP address to listen on').default('127.0.0.1'),
   /** 0 picks a free port (tests). */
   port: port.default(4477),
+  /** Which proxies' X-Forwarded-For names the client (the failed-auth limit counts per client). */
+  trustProxy: proxyTrust().default(false),
 });
 
 const storeSection = section({

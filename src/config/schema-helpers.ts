@@ -1,5 +1,6 @@
 // Small zod builders for config sections whose errors say what is allowed in the file's own
 // terms ("must be a whole number from 1 to 65535", "unknown key ...; allowed keys: ...").
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** A mapping that refuses unknown keys (typos) and names the keys it allows. */
@@ -50,6 +51,30 @@ export function url(schemes: readonly string[], example: string) {
 
 export function oneOf<const Values extends readonly [string, ...string[]]>(values: Values) {
   return z.enum(values, { error: `must be one of ${values.join(', ')}` });
+}
+
+const PROXY_TRUST = 'must be false, true, or a list of proxy addresses (IPs or CIDR ranges such as 10.0.0.0/8)';
+
+/** An IP address, or a CIDR range of them: what Fastify's trustProxy list takes. */
+function isAddressOrRange(value: string): boolean {
+  const slash = value.indexOf('/');
+  if (slash === -1) return isIP(value) !== 0;
+  const version = isIP(value.slice(0, slash));
+  const bits = value.slice(slash + 1);
+  return version !== 0 && /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * Whom to believe about the client's address behind a reverse proxy (Fastify's trustProxy):
+ * false, true (every hop), or the proxies' addresses. No hop count: Fastify ignores one, as it
+ * cannot tell a proxy from a client that sends the header itself. Checked here, so a mistyped
+ * address is a config error rather than a crash at start.
+ */
+export function proxyTrust() {
+  return z.union([
+    z.boolean(),
+    z.array(z.string().refine(isAddressOrRange, { error: 'must be an IP address or a CIDR range such as 10.0.0.0/8' })),
+  ], { error: PROXY_TRUST });
 }
 
 export function isPlainMapping(value: unknown): value is Record<string, unknown> {

@@ -64,7 +64,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     const account = await service.ensureAccount(config.channel.login);
 
     const app = Fastify({
-      ...apiServerOptions({ logger: logger.child({ component: 'http' }), redirectErrors: config.api.redirectErrors }),
+      ...apiServerOptions({ logger: logger.child({ component: 'http' }), redirectErrors: config.api.redirectErrors, trustProxy: config.http.trustProxy }),
       // One log line per request would drown the host's own logs; errors are still logged.
       logController: new LogController({ disableRequestLogging: true }),
     });

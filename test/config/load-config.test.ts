@@ -33,7 +33,7 @@ function errorOf(run: () => unknown): ConfigError {
 describe('loadConfig: defaults', () => {
   it('an empty file gives the embedded defaults', () => {
     const config = loadConfig(write(''), {});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 4477 });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 4477, trustProxy: false });
     expect(config.store).toEqual({ path: './data/chatskin.db', synchronous: 'FULL' });
     expect(config.api.rateLimit).toEqual({ perMinute: 30, failedAuthPerMinute: 30 });
     expect(config.api.edgeFilter.blockedAgents).toContain('curl/');
@@ -48,7 +48,7 @@ describe('loadConfig: defaults', () => {
 
   it('a partial section keeps the defaults of the keys it leaves out', () => {
     const config = loadConfig(write('http:\n  port: 8080\napi:\n  rateLimit:\n    perMinute: 60\n'), {});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080, trustProxy: false });
     expect(config.api.rateLimit).toEqual({ perMinute: 60, failedAuthPerMinute: 30 });
     expect(config.api.prefix).toBe('/api/v1');
   });
@@ -193,9 +193,26 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
     ]);
   });
 
+  it('http.trustProxy: false, true or proxy addresses; anything else says what is allowed', () => {
+    expect(parseConfig({ http: { trustProxy: true } }).http.trustProxy).toBe(true);
+    expect(parseConfig({ http: { trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'] } }).http.trustProxy)
+      .toEqual(['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8']);
+    const allowed = 'must be false, true, or a list of proxy addresses (IPs or CIDR ranges such as 10.0.0.0/8)';
+    for (const bad of ['yes', 2]) {
+      const error = errorOf(() => loadConfig(write(`http:\n  trustProxy: ${JSON.stringify(bad)}\n`), {}));
+      expect(error.issues).toEqual([{ path: 'http.trustProxy', line: 2, message: expect.stringContaining(allowed) }]);
+    }
+    for (const bad of ['proxy.local', '10.0.0.300', '10.0.0.0/33', '::1/129', '10.0.0.0/x']) {
+      const error = errorOf(() => loadConfig(write(`http:\n  trustProxy: [127.0.0.1, ${JSON.stringify(bad)}]\n`), {}));
+      expect(error.issues).toEqual([{
+        path: 'http.trustProxy[1]', line: 2, message: `must be an IP address or a CIDR range such as 10.0.0.0/8 (got ${JSON.stringify(bad)})`,
+      }]);
+    }
+  });
+
   it('an unknown key (a typo) names the keys that are allowed there', () => {
     const error = errorOf(() => loadConfig(write('http:\n  port: 80\n  hots: 0.0.0.0\n'), {}));
-    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port' }]);
+    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy' }]);
   });
 
   it('an unknown top-level key', () => {

@@ -88,7 +88,8 @@ export function apiServerOptions(options: Pick<ApiAppOptions, 'logger' | 'trustP
   const logger = options.logger ?? false;
   return {
     ...(logger === false ? { logger: false } : { loggerInstance: redactingLogger(logger) }),
-    trustProxy: options.trustProxy ?? false,
+    // Fastify wants a mutable list.
+    trustProxy: typeof options.trustProxy === 'object' ? [...options.trustProxy] : options.trustProxy ?? false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     frameworkErrors: createFrameworkErrorHandler(options.redirectErrors ?? true),

@@ -43,8 +43,11 @@ export interface ApiOptions {
 export interface ApiAppOptions extends ApiOptions {
   /** A pino logger, or false for none (the default). */
   logger?: FastifyBaseLogger | false;
-  /** Trust X-Forwarded-For for the client address (behind a reverse proxy). Default false. */
-  trustProxy?: boolean;
+  /**
+   * Whose X-Forwarded-For names the client (behind a reverse proxy): Fastify's trustProxy (true,
+   * or the proxies' addresses). Default false: the socket's address.
+   */
+  trustProxy?: boolean | readonly string[];
 }
 
 export interface ResolvedApiOptions {

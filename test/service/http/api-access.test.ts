@@ -261,6 +261,32 @@ describe('failed authentication limit per client address', () => {
   });
 });
 
+describe('failed authentication limit behind a reverse proxy', () => {
+  const failFrom = async (client: string | undefined) =>
+    (await server.call('/template', { key: 'guess', headers: client === undefined ? {} : { 'X-Forwarded-For': client } })).status;
+
+  it('ignores X-Forwarded-For without trustProxy: a client cannot dodge the limit by naming another address', async () => {
+    server = await startApiTestServer({ rateLimit: { failedAuthPerMinute: 3 } });
+    for (let i = 0; i < 3; i++) expect(await failFrom(`203.0.113.${i}`)).toBe(401);
+    expect(await failFrom('203.0.113.99')).toBe(429);
+  });
+
+  it('counts per forwarded client when the proxy is trusted: one client at its limit does not lock out another', async () => {
+    server = await startApiTestServer({ rateLimit: { failedAuthPerMinute: 3 }, trustProxy: ['127.0.0.1'] });
+    for (let i = 0; i < 3; i++) expect(await failFrom('203.0.113.7')).toBe(401);
+    expect(await failFrom('203.0.113.7')).toBe(429);
+    expect(await failFrom('198.51.100.4')).toBe(401);
+    // The proxy's own requests (no header) are a client of their own.
+    expect(await failFrom(undefined)).toBe(401);
+  });
+
+  it('does not believe a proxy it was not told of', async () => {
+    server = await startApiTestServer({ rateLimit: { failedAuthPerMinute: 3 }, trustProxy: ['10.0.0.0/8'] });
+    for (let i = 0; i < 3; i++) expect(await failFrom(`203.0.113.${i}`)).toBe(401);
+    expect(await failFrom('203.0.113.99')).toBe(429);
+  });
+});
+
 describe('Accept redirect of error responses', () => {
   beforeEach(async () => {
     server = await startApiTestServer();

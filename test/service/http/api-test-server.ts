@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApiApp } from '../../../src/service/http/app.ts';
-import type { ApiOptions } from '../../../src/service/http/options.ts';
+import type { ApiAppOptions, ApiOptions } from '../../../src/service/http/options.ts';
 import { applySeed } from '../../../src/service/seed.ts';
 import type { SeedResult } from '../../../src/service/seed.ts';
 import { openHarness } from '../core/service-harness.ts';
@@ -100,7 +100,7 @@ export interface ApiTestServer {
   close(): Promise<void>;
 }
 
-export async function startApiTestServer(options: Partial<Omit<ApiOptions, 'operations' | 'authenticate'>> = {}): Promise<ApiTestServer> {
+export async function startApiTestServer(options: Partial<Omit<ApiOptions, 'operations' | 'authenticate'>> & Pick<ApiAppOptions, 'trustProxy'> = {}): Promise<ApiTestServer> {
   const harness = await openHarness();
   const ids = await applySeed(harness.service, structuredClone(API_FIXTURE));
   const keys = {

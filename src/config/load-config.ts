@@ -53,9 +53,18 @@ export function loadConfig(path: string, env: Env = process.env): Config {
       message: `environment variable ${variable} is ${empty ? 'set but empty' : 'not set'}; set it, or write the value in the file`,
     }, lineAt(path))),
   ];
-  if (envIssues.length > 0) throw new ConfigError(file, envIssues);
-
-  return parseWithIssues(substituted.value, file, lineAt);
+  if (envIssues.length === 0) return parseWithIssues(substituted.value, file, lineAt);
+  // The rest of the file is checked too, so every problem is listed at once; what the schema says
+  // of a value whose reference failed (now "") would only repeat the reference's problem.
+  const failed = envIssues.map((issue) => issue.path);
+  let schemaIssues: ConfigIssue[] = [];
+  try {
+    parseWithIssues(substituted.value, file, lineAt);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    schemaIssues = error.issues.filter((issue) => !failed.some((path) => issue.path === path || issue.path.startsWith(`${path}.`) || issue.path.startsWith(`${path}[`)));
+  }
+  throw new ConfigError(file, [...schemaIssues, ...envIssues]);
 }
 
 /** Validates an already-parsed config object (no file, no env substitution). */

@@ -286,8 +286,26 @@ describe('loadConfig: ${ENV} references', () => {
     expect(error.issues[0]!.message).toContain('CHATSKIN_API_KEY is set but empty');
   });
 
+  it('an unset variable and the rest of the file\'s problems are listed at once, without repeating the variable\'s key', () => {
+    const error = errorOf(() => loadConfig(write([
+      'http:',
+      '  port: eighty',
+      '  hots: 0.0.0.0',
+      'twitch:',
+      '  clientId: abc',
+      '  clientSecret: ${TWITCH_CLIENT_SECRET}',
+      '  bot: { login: mybot, token: "${BOT_TOKEN}" }',
+    ].join('\n')), { BOT_TOKEN: 'oauth:x' }));
+    expect(error.issues).toEqual([
+      { path: 'http.port', line: 2, message: 'must be a whole number from 0 to 65535 (got "eighty")' },
+      { path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy' },
+      { path: 'twitch.clientSecret', line: 6, message: 'environment variable TWITCH_CLIENT_SECRET is not set; set it, or write the value in the file' },
+    ]);
+  });
+
   it('every unset variable is listed at once', () => {
     const error = errorOf(() => loadConfig(write('twitch:\n  clientId: ${A_ID}\n  clientSecret: ${A_SECRET}\n'), {}));
-    expect(error.issues.map((issue) => issue.message.split(' ')[2])).toEqual(['A_ID', 'A_SECRET']);
+    const unset = error.issues.filter((issue) => issue.message.startsWith('environment variable'));
+    expect(unset.map((issue) => issue.message.split(' ')[2])).toEqual(['A_ID', 'A_SECRET']);
   });
 });

@@ -28,7 +28,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** `values`: required, a non-empty object (its keys are checked against the template later). */
+/**
+ * `values`: required, a non-empty object (its keys are checked against the template later). `{}`
+ * counts as missing, as the reference service's `required` rule has it (docs/architecture.md).
+ */
 export function readValuesField(body: RequestBody, errors: FieldErrors): Record<string, unknown> | undefined {
   const values = body.values;
   if (isAbsent(values) || (isPlainObject(values) && Object.keys(values).length === 0)) {
@@ -59,29 +62,34 @@ function isInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value);
 }
 
-/** `preset_id`: optional (null counts as left out), an integer. */
+/**
+ * The refusal of an id field that is not a positive integer: the same 422 (field and message) a
+ * query or path id gets (http/request-input.ts), so 0 or -3 is a malformed field, never a lookup
+ * that answers 404. Only a well-formed id that names nothing of the caller's is a 404.
+ */
+function notPositiveInteger(field: 'preset_id' | 'skin_id'): string[] {
+  return [`The ${field} field must be a positive integer.`];
+}
+
+/** `preset_id`: optional (null counts as left out), a positive integer. */
 export function readPresetIdField(body: RequestBody, errors: FieldErrors): number | undefined {
   const presetId = body.preset_id;
   if (presetId === undefined || presetId === null) return undefined;
-  if (!isInteger(presetId)) {
-    errors.preset_id = ['The preset_id field must be an integer.'];
-    return undefined;
-  }
-  return presetId;
+  const id = positiveId(presetId);
+  if (id === undefined) errors.preset_id = notPositiveInteger('preset_id');
+  return id;
 }
 
-/** `skin_id`: required integer. */
+/** `skin_id`: required, a positive integer. */
 export function readSkinIdField(body: RequestBody, errors: FieldErrors): number | undefined {
   const skinId = body.skin_id;
   if (isAbsent(skinId)) {
     errors.skin_id = ['The skin_id field is required.'];
     return undefined;
   }
-  if (!isInteger(skinId)) {
-    errors.skin_id = ['The skin_id field must be an integer.'];
-    return undefined;
-  }
-  return skinId;
+  const id = positiveId(skinId);
+  if (id === undefined) errors.skin_id = notPositiveInteger('skin_id');
+  return id;
 }
 
 export interface ViewerIdentifiers {

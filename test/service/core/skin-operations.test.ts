@@ -72,6 +72,13 @@ describe('PUT /skins/{id}', () => {
     expect(theirs.message).toBe(missing.message);
   });
 
+  it('refuses an empty values object as missing (the reference service\'s `required`): nothing written or announced', async () => {
+    const before = h.dump();
+    expect((await refusal(h.service.updateSkin(alice, neon, { values: {} }))).errors).toEqual({ values: ['The values field is required.'] });
+    expect(h.dump()).toEqual(before);
+    expect(h.events).toEqual([]);
+  });
+
   it('validates values (required, catalog, template) and changes nothing when refused', async () => {
     const before = h.dump();
     expect((await refusal(h.service.updateSkin(alice, neon, {}))).errors).toEqual({ values: ['The values field is required.'] });

@@ -111,12 +111,16 @@ describe('PUT /template', () => {
     const cases: Array<[unknown, string, string]> = [
       [{ scope: 'independent' }, 'values', 'The values field is required.'],
       [{ scope: 'independent', values: null }, 'values', 'The values field is required.'],
+      // The reference service's `required` counts an empty object as missing (docs/architecture.md).
       [{ scope: 'independent', values: {} }, 'values', 'The values field is required.'],
       [{ scope: 'independent', values: [1] }, 'values', 'The values field must be an object.'],
       [{ values: { 'bubble.gap': 1 } }, 'scope', 'The scope field is required. Use one of: source, override, independent.'],
       [{ scope: 'everything', values: { 'bubble.gap': 1 } }, 'scope', 'The selected scope is invalid. Use one of: source, override, independent.'],
-      [{ scope: 'independent', values: { 'bubble.gap': 1 }, preset_id: '1' }, 'preset_id', 'The preset_id field must be an integer.'],
-      [{ scope: 'independent', values: { 'bubble.gap': 1 }, preset_id: 1.5 }, 'preset_id', 'The preset_id field must be an integer.'],
+      [{ scope: 'independent', values: { 'bubble.gap': 1 }, preset_id: '1' }, 'preset_id', 'The preset_id field must be a positive integer.'],
+      [{ scope: 'independent', values: { 'bubble.gap': 1 }, preset_id: 1.5 }, 'preset_id', 'The preset_id field must be a positive integer.'],
+      // Not positive: a malformed field (422), not an unknown overlay (404).
+      [{ scope: 'independent', values: { 'bubble.gap': 1 }, preset_id: 0 }, 'preset_id', 'The preset_id field must be a positive integer.'],
+      [{ scope: 'independent', values: { 'bubble.gap': 1 }, preset_id: -3 }, 'preset_id', 'The preset_id field must be a positive integer.'],
     ];
     for (const [body, field, message] of cases) {
       const error = await refusal(h.service.updateTemplate(alice, body));

@@ -70,7 +70,15 @@ describe('POST /viewers/unlock-skin', () => {
       twitch_user_id: ['The twitch_user_id field is required when twitch_username is not present.'],
     });
     expect((await refusal(h.service.unlockSkin(alice, { twitch_username: 'viewer_two' }))).errors).toEqual({ skin_id: ['The skin_id field is required.'] });
-    expect((await refusal(h.service.unlockSkin(alice, { twitch_username: 'viewer_two', skin_id: '3' }))).errors).toEqual({ skin_id: ['The skin_id field must be an integer.'] });
+    // Not a positive integer, 0 and negatives included: a malformed field (422), not an unknown skin (404).
+    for (const skinId of ['3', 1.5, 0, -1]) {
+      const body = { twitch_username: 'viewer_two', skin_id: skinId };
+      for (const write of [() => h.service.unlockSkin(alice, body), () => h.service.revokeSkin(alice, body)]) {
+        const error = await refusal(write());
+        expect(error.status).toBe(422);
+        expect(error.errors).toEqual({ skin_id: ['The skin_id field must be a positive integer.'] });
+      }
+    }
     expect((await refusal(h.service.unlockSkin(alice, { twitch_username: 42, skin_id: 3 }))).errors).toEqual({ twitch_username: ['The twitch_username field must be a string.'] });
     expect((await refusal(h.service.unlockSkin(alice, { twitch_user_id: 1002, skin_id: 3 }))).errors).toEqual({ twitch_user_id: ['The twitch_user_id field must be a string.'] });
     expect(h.dump()).toEqual(before);

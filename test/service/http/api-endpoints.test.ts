@@ -153,6 +153,38 @@ describe('PUT /template', () => {
     expect(answer.status).toBe(404);
     expect(Object.keys(answer.body)).toEqual(['message']);
   });
+
+  // A body preset_id that is not a positive integer is an invalid field (422, as in the query),
+  // never "Overlay not found.": only a well-formed id naming no overlay of the caller's is a 404.
+  it.each([0, -3, 1.5, '1', 1e20, true])('refuses body preset_id %j with 422 on errors.preset_id, changing nothing', async (presetId) => {
+    const before = server.dump();
+    const answer = await server.call('/template', {
+      method: 'PUT', json: { scope: 'independent', preset_id: presetId, values: { 'bubble.gap': 1 } },
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body).sort()).toEqual(['errors', 'message']);
+    expect(answer.body.errors).toEqual({ preset_id: ['The preset_id field must be a positive integer.'] });
+    expect(answer.body.message).toBe('The preset_id field must be a positive integer.');
+    expect(server.dump()).toEqual(before);
+  });
+
+  it('refuses a body preset_id of 0 even when the query names an overlay (the body wins)', async () => {
+    const before = server.dump();
+    const answer = await server.call(`/template?preset_id=${alice().overlays.Main}`, {
+      method: 'PUT', json: { scope: 'independent', preset_id: 0, values: { 'bubble.gap': 1 } },
+    });
+    expect(answer.status).toBe(422);
+    expect(errorFields(answer)).toEqual(['preset_id']);
+    expect(server.dump()).toEqual(before);
+  });
+
+  it('refuses an empty values object as missing (422 on errors.values), nothing stored changes', async () => {
+    const before = server.dump();
+    const answer = await server.call('/template', { method: 'PUT', json: { scope: 'independent', values: {} } });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toEqual({ message: 'The values field is required.', errors: { values: ['The values field is required.'] } });
+    expect(server.dump()).toEqual(before);
+  });
 });
 
 describe('GET /skins', () => {
@@ -218,6 +250,14 @@ describe('PUT /skins/{skin_id}', () => {
     expect(answer.status).toBe(422);
     expect(errorFields(answer)).toEqual(['values']);
   });
+
+  it('refuses an empty values object as missing (422 on errors.values), nothing stored changes', async () => {
+    const before = server.dump();
+    const answer = await server.call(`/skins/${alice().skins.neon}`, { method: 'PUT', json: { values: {} } });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toEqual({ message: 'The values field is required.', errors: { values: ['The values field is required.'] } });
+    expect(server.dump()).toEqual(before);
+  });
 });
 
 describe('POST /viewers/unlock-skin', () => {
@@ -257,6 +297,28 @@ describe('POST /viewers/unlock-skin', () => {
     expect(Object.keys(answer.body)).toEqual(['message']);
   });
 
+  it('answers 404 for a skin that does not exist', async () => {
+    const answer = await server.call('/viewers/unlock-skin', {
+      method: 'POST', json: { twitch_username: 'viewer_two', skin_id: 999999 },
+    });
+    expect(answer.status).toBe(404);
+    expect(Object.keys(answer.body)).toEqual(['message']);
+  });
+
+  // A skin_id that is not a positive integer is an invalid field (422, as in the PUT /skins path),
+  // never "Skin not found.", and grants nothing.
+  it.each([0, -1, 1.5, '2', 1e20, true])('refuses skin_id %j with 422 on errors.skin_id, granting nothing', async (skinId) => {
+    const before = server.dump();
+    const answer = await server.call('/viewers/unlock-skin', {
+      method: 'POST', json: { twitch_username: 'viewer_two', skin_id: skinId },
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body).sort()).toEqual(['errors', 'message']);
+    expect(answer.body.errors).toEqual({ skin_id: ['The skin_id field must be a positive integer.'] });
+    expect(answer.body.message).toBe('The skin_id field must be a positive integer.');
+    expect(server.dump()).toEqual(before);
+  });
+
   it('answers 422 for an inactive skin and for a body without an identifier', async () => {
     const inactive = await server.call('/viewers/unlock-skin', {
       method: 'POST', json: { twitch_username: 'viewer_two', skin_id: alice().skins.retired },
@@ -278,6 +340,16 @@ describe('DELETE /viewers/unlock-skin', () => {
     expect(typeof revoked.body.message).toBe('string');
     const again = await server.call('/viewers/unlock-skin', { method: 'DELETE', json: body });
     expect(again.status).toBe(404);
+  });
+
+  it.each([0, -1])('refuses skin_id %j with 422 on errors.skin_id, withdrawing nothing', async (skinId) => {
+    const before = server.dump();
+    const answer = await server.call('/viewers/unlock-skin', {
+      method: 'DELETE', json: { twitch_username: 'viewer_one', skin_id: skinId },
+    });
+    expect(answer.status).toBe(422);
+    expect(errorFields(answer)).toEqual(['skin_id']);
+    expect(server.dump()).toEqual(before);
   });
 
   it('never touches a purchase: 404 and the entitlement stays', async () => {

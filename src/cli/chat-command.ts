@@ -1,7 +1,8 @@
 // chatskin chat say TEXT: hands a chat line to a running host's local chat (loopback only).
 import type { CliOptions } from '../main.ts';
-import { localBaseUrl } from '../runtime/public-url.ts';
-import { loadCliConfig } from './cli-context.ts';
+import { LOCAL_ROLE_WORDS, roleOfWord } from '../adapters/local-chat/local-chat-chatter.ts';
+import { configuredLocalBaseUrl, localBaseUrl } from '../runtime/public-url.ts';
+import { configFileInUse, loadCliConfig } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
 
 const USAGE = 'chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]';
@@ -10,8 +11,12 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   const [action, ...words] = args;
   const text = words.join(' ').trim();
   if (action !== 'say' || text === '') throw new CliError(`Usage: ${USAGE}`);
-  const base = typeof options.flags.url === 'string' ? options.flags.url.replace(/\/+$/, '') : localBaseUrl(loadCliConfig(options));
-  const body = { text, login: options.flags.as, role: options.flags.role };
+  const role = options.flags.role;
+  if (typeof role === 'string' && roleOfWord(role) === null) {
+    throw new CliError(`--role ${JSON.stringify(role)} is not a role: use one of ${Object.keys(LOCAL_ROLE_WORDS).join(', ')}.`);
+  }
+  const base = typeof options.flags.url === 'string' ? options.flags.url.replace(/\/+$/, '') : listeningAddress(options);
+  const body = { text, login: options.flags.as, role };
   let response: Response;
   try {
     response = await fetch(`${base}/local/chat/say`, {
@@ -27,4 +32,16 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
     throw new CliError(answer.message ?? `The host answered ${response.status}.`);
   }
   process.stdout.write('sent\n');
+}
+
+/** The host's listening address from the config; refused with http.port 0, whose port only the running host knows. */
+function listeningAddress(options: CliOptions): string {
+  const config = loadCliConfig(options);
+  const base = configuredLocalBaseUrl(config);
+  if (base === undefined) {
+    const example = `${localBaseUrl(config, 0).replace(/:0$/, '')}:PORT`;
+    throw new CliError(`http.port is 0 in ${configFileInUse(options)}, so the running host picked a free port only it knows:`
+      + ` pass its address with --url ${example} (PORT as it printed at start), or set http.port to a fixed port.`);
+  }
+  return base;
 }

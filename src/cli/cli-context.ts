@@ -1,4 +1,5 @@
 // What the admin commands share: the config they name, and the bundled service on its database.
+import { resolve } from 'node:path';
 import { ConfigError, loadConfig, resolveConfigPath } from '../config/index.ts';
 import type { Config } from '../config/index.ts';
 import { openService } from '../runtime/open-service.ts';
@@ -6,6 +7,11 @@ import type { StyleService } from '../service/style-service.ts';
 import { ServiceError } from '../service/types.ts';
 import type { CliOptions } from '../main.ts';
 import { CliError } from './cli-error.ts';
+
+/** The config file in use, absolute: what a message tells the user to edit. */
+export function configFileInUse(options: CliOptions): string {
+  return resolve(resolveConfigPath(options.config));
+}
 
 export function loadCliConfig(options: CliOptions): Config {
   try {

@@ -45,7 +45,8 @@ line naming the address, http.host or http.port, and the config file.
   seed: `Usage: chatskin seed FILE [--config FILE]
 
 Applies a YAML fixture (accounts, overlays, skins, global skins, viewers,
-purchases) idempotently and prints one JSON object of the stored ids:
+purchases, grants, picks) idempotently and prints one JSON object of the
+stored ids:
 {"accounts":{"alice":{"id":1,"overlays":{"Main":1},"skins":{"neon":2}}},
  "global_skins":{"classic":3},"viewers":{"viewer_one":1}}
 The format is in docs/cli.md.
@@ -54,7 +55,8 @@ The format is in docs/cli.md.
        chatskin keys revoke LOGIN [--config FILE]
 
 create: makes the account's API key and prints the token alone on the last
-line of stdout; it is shown only this once (only its SHA-256 is stored).
+line of stdout; it is shown only this once (only its SHA-256 and a short
+prefix are stored).
 Refuses while the account has an active key: revoke it first.
 revoke: revokes the active key; a running server refuses it on its next request.
 `,
@@ -66,14 +68,19 @@ Takes effect on a running server's next request.
   overlays: `Usage: chatskin overlays list LOGIN [--config FILE]
 
 Prints each overlay of the account: id, name, template and the full
-browser-source URL to paste into OBS.
+browser-source URL to paste into OBS (its base is overlay.publicUrl when set,
+else http.host:http.port). With http.port 0 and no overlay.publicUrl it prints
+the path (/overlay/TOKEN) and a note on stderr: the running host picks its
+port and prints the full URLs when it starts.
 `,
   chat: `Usage: chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]
 
 Sends a chat line to a running host's local chat (loopback only), as if
-LOGIN (default: you) typed it. ROLE is one of broadcaster, moderator,
-vip, subscriber, everyone (default everyone). --url defaults to the host's
-listening address from the config (never overlay.publicUrl).
+LOGIN (default: you) typed it. ROLE is one of broadcaster (or streamer),
+moderator (mod), vip, subscriber (sub), everyone (viewer); default everyone.
+--url defaults to the host's listening address from the config (never
+overlay.publicUrl); with http.port 0 there is none to know, so give --url
+the address the running host printed.
 `,
   twitch: `Usage: chatskin twitch auth [--bot] [--config FILE]
 

@@ -1,7 +1,7 @@
 // chatskin overlays list LOGIN: each overlay's id, name, template and browser-source URL.
 import type { CliOptions } from '../main.ts';
-import { overlayUrl, publicBaseUrl } from '../runtime/public-url.ts';
-import { withService, requireArgs } from './cli-context.ts';
+import { configuredPublicBaseUrl, overlayUrl } from '../runtime/public-url.ts';
+import { configFileInUse, withService, requireArgs } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
 
 const USAGE = 'chatskin overlays list LOGIN [--config FILE]';
@@ -9,12 +9,19 @@ const USAGE = 'chatskin overlays list LOGIN [--config FILE]';
 export async function run(args: string[], options: CliOptions): Promise<void> {
   const [action, login] = requireArgs(args, 2, USAGE);
   if (action !== 'list') throw new CliError(`Usage: ${USAGE}`);
+  let pathsOnly = false;
   const lines = await withService(options, async (service, config) => {
     const account = await service.findAccount(login!);
     if (!account) throw new CliError(`No account "${login}".`);
-    const base = publicBaseUrl(config);
+    // http.port 0 (and no overlay.publicUrl): the running host picks its port, so only the path is known here.
+    const base = configuredPublicBaseUrl(config);
+    pathsOnly = base === undefined;
     return (await service.listOverlays(account.id)).map((o) =>
-      `${o.id}\t${o.name}${o.isDefault ? ' (default)' : ''}\t${o.template.slug}\t${overlayUrl(base, o.token)}`);
+      `${o.id}\t${o.name}${o.isDefault ? ' (default)' : ''}\t${o.template.slug}\t${overlayUrl(base ?? '', o.token)}`);
   });
   process.stdout.write(`id\tname\ttemplate\tbrowser-source URL\n${lines.join('\n')}\n`);
+  if (pathsOnly) {
+    process.stderr.write(`chatskin: note: http.port is 0 in ${configFileInUse(options)}: the running host picks a free port and prints`
+      + ' the full overlay URLs when it starts, so these are paths on it. Set http.port (or overlay.publicUrl) to know the URLs in advance.\n');
+  }
 }

@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { configIssueWording, describeZodIssues, formatConfigPath } from '../config/config-error.ts';
 import type { PluginDefinition } from './plugin-api.ts';
+import { closestName } from './closest-name.ts';
 
 /** The built-in plugins shipped with chatskin. */
 export const BUILT_IN_PLUGIN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
@@ -49,7 +50,8 @@ function notFoundMessage(name: string, dirs: readonly string[]): string {
     ? ` Did you mean "${suggestion}"?`
     : available.length > 0 ? ` Plugins there: ${available.join(', ')}.` : ' No plugins are there.';
   const folders = searched.map((dir) => (isFolder(dir) ? dir : `${dir} (does not exist)`)).join(', ');
-  return `no plugin folder named "${name}" (plugins.${name} in the config); searched ${folders}.${hint}`
+  // Where it is switched on (plugins.NAME, in which file) is for the caller to say: it knows the file.
+  return `no plugin folder named "${name}"; searched ${folders}.${hint}`
     + ' Fix the name under plugins:, or add the folder that holds it to pluginDirs.';
 }
 
@@ -70,32 +72,6 @@ function pluginFolders(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** The name within a typo or two of `name` (a swap of two letters counts as one), if any. */
-function closestName(name: string, names: readonly string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
-  for (const candidate of names) {
-    const distance = editDistance(name, candidate);
-    if (distance <= Math.min(2, Math.floor(Math.max(name.length, candidate.length) / 3)) && (best === undefined || distance < best.distance)) {
-      best = { name: candidate, distance };
-    }
-  }
-  return best?.name;
-}
-
-/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = value;
-    }
-  }
-  return rows[a.length]![b.length]!;
 }
 
 function isSchema(value: unknown): value is z.ZodType {

@@ -29,11 +29,19 @@ export function tempWorkspace(extraYaml = '', http = '{ host: 127.0.0.1, port: 0
   return { dir, config };
 }
 
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+/**
+ * `killAfterMs`: a command that should fail at once but might run on (a `start` whose flag is not
+ * refused) is killed then, and its exit code is null.
+ */
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; killAfterMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--no-warnings', MAIN, ...args], {
       cwd: options.cwd, env: { ...process.env, ...options.env },
     });
+    if (options.killAfterMs !== undefined) {
+      const guard = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+      child.on('close', () => clearTimeout(guard));
+    }
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });

@@ -32,8 +32,11 @@ describe('chatskin start: faults no handler caught', () => {
   it('names a plugin that failed to start among the URLs', async () => {
     host = await startHost(config, { cwd: dir });
     await expect.poll(() => host.stdout()).toMatch(/Plugin stlye is off: no plugin folder named "stlye"/);
-    // And where it was switched on, so the right file gets fixed.
-    expect(host.stdout()).toContain(`(plugins.stlye in ${config})`);
+    // And where it was switched on, once, so the right file gets fixed: `Plugin NAME is off: why (plugins.NAME in FILE)`.
+    const line = host.stdout().split('\n').find((text) => text.includes('Plugin stlye is off'))!;
+    expect(line).toMatch(/^ {2}Plugin stlye is off: no plugin folder named "stlye"; searched .* Did you mean "style"\? .*\(plugins\.stlye in \S+\)$/);
+    expect(line.endsWith(` (plugins.stlye in ${config})`)).toBe(true);
+    expect(line.split('plugins.stlye').length - 1).toBe(1);
   });
 
   it('logs a rejection nobody awaited and keeps serving', async () => {

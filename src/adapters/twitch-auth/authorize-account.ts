@@ -44,7 +44,9 @@ export interface AuthorizedAccount {
 export function enabledTwitch(config: Config): TwitchConfig {
   if (!config.twitch.enabled) {
     throw new TwitchAuthError(
-      'The config has no enabled twitch section. Add twitch.clientId and twitch.clientSecret (see docs/twitch-setup.md), then run this again.',
+      // `chatskin twitch auth` says more (which of the two, in which file) before it gets here.
+      'The config has no enabled twitch section: set twitch.enabled: true, with twitch.clientId and twitch.clientSecret'
+      + ' (see docs/twitch-setup.md), then run this again.',
     );
   }
   return config.twitch;

@@ -180,6 +180,14 @@ const twitchEnabledSection = section({
     server: text('a host name').default('irc-ws.chat.twitch.tv'),
     port: integer(1, 65535).default(443),
     secure: flag().default(true),
+  }).superRefine((chat, context) => {
+    // tmi.js connects with wss to port 443 whenever either is set, whatever the other says.
+    if (chat.secure && chat.port !== 443) {
+      context.addIssue({ code: 'custom', path: ['port'], input: chat.port, message: 'must be 443 while twitch.chat.secure is true (tmi.js always uses port 443 for wss); set secure: false for another port' });
+    }
+    if (!chat.secure && chat.port === 443) {
+      context.addIssue({ code: 'custom', path: ['secure'], input: chat.secure, message: 'must be true with port 443 (tmi.js always uses wss there); or set another twitch.chat.port' });
+    }
   }).prefault({}),
   eventsub: section({
     /** null: Twitch's own EventSub WebSocket. */

@@ -210,6 +210,19 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
     }
   });
 
+  it('twitch.chat: wss only on port 443 and port 443 only with wss, as tmi.js connects', () => {
+    const twitch = (chat: string) => write(`twitch:\n  clientId: a\n  clientSecret: b\n  bot: { login: bot, token: "oauth:x" }\n  chat: ${chat}\n`);
+    expect(errorOf(() => loadConfig(twitch('{ port: 6667 }'), {})).issues).toEqual([{
+      path: 'twitch.chat.port', line: 5,
+      message: 'must be 443 while twitch.chat.secure is true (tmi.js always uses port 443 for wss); set secure: false for another port (got 6667)',
+    }]);
+    expect(errorOf(() => loadConfig(twitch('{ secure: false }'), {})).issues).toEqual([{
+      path: 'twitch.chat.secure', line: 5,
+      message: 'must be true with port 443 (tmi.js always uses wss there); or set another twitch.chat.port (got false)',
+    }]);
+    expect(loadConfig(twitch('{ server: 127.0.0.1, port: 6667, secure: false }'), {}).twitch).toMatchObject({ chat: { port: 6667, secure: false } });
+  });
+
   it('an unknown key (a typo) names the keys that are allowed there', () => {
     const error = errorOf(() => loadConfig(write('http:\n  port: 80\n  hots: 0.0.0.0\n'), {}));
     expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy' }]);

@@ -11,7 +11,7 @@ import { createHost } from '../host/index.ts';
 import type { Clock, Host } from '../host/index.ts';
 import { bindLedger } from '../host/redemptions/index.ts';
 import { registerOverlayServer } from '../overlay/overlay-server.ts';
-import { apiServerOptions, registerApi, registerHealthz } from '../service/http/index.ts';
+import { apiServerOptions, closeServer, registerApi, registerHealthz } from '../service/http/index.ts';
 import type { PushGateway } from '../service/push/push-gateway.ts';
 import { servicePushSource } from '../service/push/service-push-source.ts';
 import type { StyleService } from '../service/style-service.ts';
@@ -64,7 +64,9 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     const account = await service.ensureAccount(config.channel.login);
 
     const app = Fastify({
-      ...apiServerOptions({ logger: logger.child({ component: 'http' }), redirectErrors: config.api.redirectErrors, trustProxy: config.http.trustProxy }),
+      ...apiServerOptions({
+        logger: logger.child({ component: 'http' }), redirectErrors: config.api.redirectErrors, trustProxy: config.http.trustProxy, prefix: config.api.prefix,
+      }),
       // One log line per request would drown the host's own logs; errors are still logged.
       logController: new LogController({ disableRequestLogging: true }),
     });
@@ -89,7 +91,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
         fontStylesheetBaseUrl: config.overlay.googleFontsCss,
       },
     });
-    cleanups.push(() => app.close());
+    cleanups.push(() => closeServer(app));
 
     const overlayClient = createOverlayClientFromConfig(config.service, {
       bundled: { operations: service, accountId: account.id },

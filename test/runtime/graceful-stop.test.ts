@@ -1,6 +1,7 @@
 // A graceful stop of the whole process (close(), what SIGINT/SIGTERM run): a command under way
 // finishes, its write is stored and its reply printed before chat, the sockets and the database
 // close; the overlay's socket is told the server is going away; the database is closed after.
+import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,5 +79,24 @@ describe('chatskin close() while a command is under way', () => {
     } finally {
       await irc.close();
     }
+  });
+
+  it('does not wait for a client that never finishes sending its request: its connection is cut, the database closed', async () => {
+    const config = hostConfig('chatskin-stop-slow-client-', 'alice');
+    const running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
+    // A request to the local chat (no key needed) whose body never arrives. `Expect: 100-continue`
+    // makes the server say when it has the headers, so the stop comes while the request is open.
+    const client = net.connect(running.port, '127.0.0.1');
+    let received = '';
+    client.on('data', (chunk) => { received += String(chunk); });
+    client.on('error', () => {});
+    const cut = new Promise<void>((resolve) => client.on('close', () => resolve()));
+    client.write('POST /local/chat/say HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
+      + 'Content-Length: 500\r\nExpect: 100-continue\r\n\r\n');
+    await expect.poll(() => received).toMatch(/^HTTP\/1\.1 100 Continue/);
+    client.write('{"text":');
+    await running.close();
+    await cut;
+    await expect(running.service.getTemplate(running.account.id)).rejects.toThrow(/closed/);
   });
 });

@@ -5,8 +5,9 @@
 // Order on every API request (DESIGN.md section 2): edge filter -> unknown route 404 / wrong
 // method 405 -> authentication 401 (or 429 per address) -> premium 403 -> rate limit 429 ->
 // body (413 / 422) -> route -> service.
+import type { Server } from 'node:http';
 import Fastify from 'fastify';
-import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAuthenticationHook } from './authentication.ts';
 import { createEdgeFilterHook } from './edge-filter.ts';
 import { createApiErrorHandler } from './error-handler.ts';
@@ -14,10 +15,11 @@ import { createErrorResponder, MESSAGES } from './error-response.ts';
 import { FixedWindowLimiter } from './fixed-window-limiter.ts';
 import { registerJsonBodyParsers } from './json-body.ts';
 import type { ApiAppOptions, ApiOptions, ResolvedApiOptions } from './options.ts';
-import { resolveApiOptions } from './options.ts';
+import { DEFAULT_PREFIX, resolveApiOptions } from './options.ts';
 import { createPremiumHook } from './premium.ts';
 import { createRateLimitHook } from './rate-limit.ts';
 import { registerHealthz } from './routes/healthz.ts';
+import { closeConnectionsWithUnreadBodies } from './unread-bodies.ts';
 import { registerSkinRoutes } from './routes/skins.ts';
 import { registerTemplateRoutes } from './routes/template.ts';
 import { registerViewerRoutes } from './routes/viewers.ts';
@@ -52,19 +54,28 @@ async function apiPlugin(api: FastifyInstance, options: ResolvedApiOptions): Pro
   registerMethodNotAllowed(api, routes, responder);
 }
 
-/** Registers the API under `options.prefix` (default /api/v1) onto `app`. */
+/**
+ * Registers the API under `options.prefix` (default /api/v1) onto `app`, the server's root
+ * instance: the server-wide rule for answers sent before their body arrived comes with it.
+ */
 export function registerApi(app: FastifyInstance, options: ApiOptions): void {
   const resolved = resolveApiOptions(options);
+  closeConnectionsWithUnreadBodies(app);
   app.register(apiPlugin, { ...resolved, prefix: resolved.prefix });
 }
 
 /**
  * Errors the router raises before any route or hook runs (a malformed %-escape, an overlong
  * path parameter): no such resource can exist, so 404 in the API's envelope, never a bare 400.
+ * The Accept redirect is the API's rule: the server's other paths (the overlay, the local chat)
+ * get the 404 as it is.
  */
-export function createFrameworkErrorHandler(redirectErrors = true) {
-  const responder = createErrorResponder(redirectErrors);
+export function createFrameworkErrorHandler(redirectErrors = true, apiPrefix = DEFAULT_PREFIX) {
+  const api = createErrorResponder(redirectErrors);
+  const other = createErrorResponder(false);
+  const inApi = (url: string): boolean => apiPrefix === '' || url === apiPrefix || url.startsWith(`${apiPrefix}/`) || url.startsWith(`${apiPrefix}?`);
   return function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    const responder = inApi(request.url) ? api : other;
     if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
       return responder.send(request, reply, 404, { message: MESSAGES.notFound });
     }
@@ -83,16 +94,28 @@ export function redactingLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
   });
 }
 
+/** How long a client may take to send one whole request (headers and body). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 /** Server options the API expects from the Fastify instance it is registered on. */
-export function apiServerOptions(options: Pick<ApiAppOptions, 'logger' | 'trustProxy' | 'redirectErrors'>): FastifyServerOptions {
+export function apiServerOptions(
+  options: Pick<ApiAppOptions, 'logger' | 'trustProxy' | 'redirectErrors' | 'prefix' | 'requestTimeoutMs'>,
+): FastifyHttpOptions<Server> {
   const logger = options.logger ?? false;
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   return {
     ...(logger === false ? { logger: false } : { loggerInstance: redactingLogger(logger) }),
     // Fastify wants a mutable list.
     trustProxy: typeof options.trustProxy === 'object' ? [...options.trustProxy] : options.trustProxy ?? false,
+    // A request must arrive whole within this: a client trickling its body (or never sending it)
+    // would otherwise hold its connection, and a graceful stop, forever (Fastify's default is none).
+    requestTimeout: requestTimeoutMs,
+    // Node checks those deadlines every connectionsCheckingInterval (30 s by default, which let a
+    // trickled request live past 70 s), and headers must be in before the whole request is.
+    http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, Math.ceil(requestTimeoutMs / 4)) },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    frameworkErrors: createFrameworkErrorHandler(options.redirectErrors ?? true),
+    frameworkErrors: createFrameworkErrorHandler(options.redirectErrors ?? true, options.prefix ?? DEFAULT_PREFIX),
   };
 }
 

@@ -42,9 +42,10 @@ export function mapError(error: unknown, bodyLimitBytes: number): MappedError {
     const refusal = bodyError(bodyMessage);
     return { status: 422, body: { message: refusal.message, errors: refusal.errors! }, unexpected: false };
   }
-  // Other client errors Fastify raises (aborted or malformed requests) keep their 4xx status.
+  // Other client errors Fastify raises (malformed requests) keep their 4xx status, and so does a
+  // client that hung up in the middle of its body (Node's "aborted", ECONNRESET): no server fault.
   const status = fastifyError?.statusCode;
-  if (code.startsWith('FST_') && typeof status === 'number' && status >= 400 && status < 500) {
+  if ((code.startsWith('FST_') || code === 'ECONNRESET') && typeof status === 'number' && status >= 400 && status < 500) {
     return { status, body: { message: fastifyError?.message ?? 'Bad Request.' }, unexpected: false };
   }
   return { status: 500, body: { message: MESSAGES.serverError }, unexpected: true };

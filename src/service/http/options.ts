@@ -48,6 +48,8 @@ export interface ApiAppOptions extends ApiOptions {
    * or the proxies' addresses). Default false: the socket's address.
    */
   trustProxy?: boolean | readonly string[];
+  /** How long a client may take to send one whole request; then 408 and the connection closes. Default 30 s. */
+  requestTimeoutMs?: number;
 }
 
 export interface ResolvedApiOptions {

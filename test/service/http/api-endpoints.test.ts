@@ -388,4 +388,14 @@ describe('GET /viewers/{identifier}/skins', () => {
     expect(malformed.status).toBe(404);
     expect(malformed.body).toEqual({ message: 'Not Found.' });
   });
+
+  it('redirects a browser\'s malformed %-escape under the API only: elsewhere on the server it is a plain 404', async () => {
+    const asBrowser = { headers: { Accept: 'text/html' } };
+    expect((await server.call('/viewers/%E0%A4%A/skins', asBrowser)).status).toBe(302);
+    for (const path of ['/overlay/%E0%A4%A', '/local/chat/%E0%A4%A']) {
+      const answer = await fetch(server.origin + path, { headers: { Accept: 'text/html', 'User-Agent': 'chatskin-tests/1' }, redirect: 'manual' });
+      expect([path, answer.status]).toEqual([path, 404]);
+      expect(await answer.json()).toEqual({ message: 'Not Found.' });
+    }
+  });
 });

@@ -100,7 +100,7 @@ export interface ApiTestServer {
   close(): Promise<void>;
 }
 
-export async function startApiTestServer(options: Partial<Omit<ApiOptions, 'operations' | 'authenticate'>> & Pick<ApiAppOptions, 'trustProxy'> = {}): Promise<ApiTestServer> {
+export async function startApiTestServer(options: Partial<Omit<ApiOptions, 'operations' | 'authenticate'>> & Pick<ApiAppOptions, 'trustProxy' | 'requestTimeoutMs'> = {}): Promise<ApiTestServer> {
   const harness = await openHarness();
   const ids = await applySeed(harness.service, structuredClone(API_FIXTURE));
   const keys = {

@@ -1,0 +1,70 @@
+// Clients that are slow to send, or that hang up half-way, over a real socket: a request must
+// arrive whole within the request timeout (then 408 and the connection closes); an answer sent
+// before the body arrived (a 401) closes the connection instead of reading the rest of the body;
+// a client that hangs up mid-body is no server fault in the logs.
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mapError } from '../../../src/service/http/error-handler.ts';
+import { startApiTestServer, TEST_USER_AGENT } from './api-test-server.ts';
+import type { ApiTestServer } from './api-test-server.ts';
+
+let server: ApiTestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+interface RawClient {
+  socket: net.Socket;
+  /** Everything the server sent. */
+  received(): string;
+  closed: Promise<void>;
+}
+
+/** A raw connection that sends a PUT's headers and the first bytes of a 1,000-byte body, then nothing. */
+function halfSentPut(origin: string, key: string | null): Promise<RawClient> {
+  const { port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = net.connect(Number(port), '127.0.0.1', () => {
+      const auth = key === null ? '' : `Authorization: Bearer ${key}\r\n`;
+      socket.write(`PUT /api/v1/template HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: ${TEST_USER_AGENT}\r\nAccept: application/json\r\n${auth}`
+        + 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"scope":');
+      resolve({ socket, received: () => text, closed });
+    });
+    const closed = new Promise<void>((done) => socket.on('close', () => done()));
+    socket.on('data', (chunk) => { text += String(chunk); });
+    socket.on('error', reject);
+  });
+}
+
+describe('slow and vanishing clients', () => {
+  it('answers a request that does not arrive whole in time with 408 and closes its connection', async () => {
+    server = await startApiTestServer({ requestTimeoutMs: 500 });
+    const client = await halfSentPut(server.origin, server.keys.alice);
+    await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('closes the connection of a request refused before its body arrived, instead of reading the rest', async () => {
+    server = await startApiTestServer();
+    const client = await halfSentPut(server.origin, null);
+    await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(client.received().toLowerCase()).toContain('connection: close');
+  });
+
+  it('does not log a client that hung up in the middle of its body as a server fault', async () => {
+    server = await startApiTestServer();
+    const { app, logs } = server;
+    const client = await halfSentPut(server.origin, server.keys.alice);
+    await expect.poll(() => new Promise<number>((done) => app.server.getConnections((_error, count) => done(count)))).toBe(1);
+    client.socket.destroy();
+    await expect.poll(() => new Promise<number>((done) => app.server.getConnections((_error, count) => done(count)))).toBe(0);
+    await new Promise((done) => setImmediate(done));
+    expect(logs.filter((line) => JSON.parse(line).level >= 50)).toEqual([]);
+    // What Node raises for it, as the error handler sees it: a client error, not "unexpected".
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    expect(mapError(aborted, 65_536)).toMatchObject({ status: 400, unexpected: false });
+  });
+});

@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
 
 /** Adds the hook to `app` (the root instance, so every route and error answer has it). */
 export function closeConnectionsWithUnreadBodies(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook, not an async one: it runs on every answer, and needs no promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!request.raw.complete) reply.header('Connection', 'close');
-    return payload;
+    done(null, payload);
   });
 }

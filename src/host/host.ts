@@ -11,6 +11,7 @@ import { chatUserFromTags } from './chat-user.ts';
 import { systemClock } from './clock.ts';
 import type { Clock } from './clock.ts';
 import { createCommandRouter } from './command-router.ts';
+import { withDeadline } from './deadline.ts';
 import { CommandRegistry } from './command-registry.ts';
 import { createPluginContext } from './plugin-context.ts';
 import { BUILT_IN_PLUGIN_DIR, findPluginEntry, importPlugin, parsePluginSettings } from './plugin-loader.ts';
@@ -131,7 +132,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return definition.setup(context);
     };
     try {
-      const teardown = await withTimeout(setUp(), options.setupTimeoutMs ?? 10_000, clock, 'setup did not finish');
+      const setupTimeoutMs = options.setupTimeoutMs ?? 10_000;
+      const teardown = await withDeadline(setUp(), setupTimeoutMs, () => new Error(`setup did not finish within ${setupTimeoutMs} ms`), clock);
       if (typeof teardown === 'function') teardowns.push({ plugin: name, teardown });
       status.state = 'running';
       pluginLogger.info({ commands: status.commands, rewards: status.rewards }, 'plugin started');
@@ -186,7 +188,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   /** Waits for `work`, at most stopTimeoutMs; says so in the log when it gave up. */
   const awaitWithin = async (work: Promise<unknown>, what: string, context: Record<string, unknown> = {}): Promise<void> => {
     try {
-      await withTimeout(work, stopTimeoutMs, clock, 'did not finish');
+      await withDeadline(work, stopTimeoutMs, () => new Error(`did not finish within ${stopTimeoutMs} ms`), clock);
     } catch (error) {
       logger.error({ err: error, ...context }, `stopping: ${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -243,20 +245,4 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return stopped;
     },
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, clock: Clock, message: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = clock.schedule(() => reject(new Error(`${message} within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        timer.cancel();
-        resolve(value);
-      },
-      (error: unknown) => {
-        timer.cancel();
-        reject(error);
-      },
-    );
-  });
 }

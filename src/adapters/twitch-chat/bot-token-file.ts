@@ -11,6 +11,7 @@
 // refresh needs the same application) and has chat:read and chat:edit. Every token read or
 // refreshed is added to the logger's secrets at once.
 import type { Logger } from 'pino';
+import { withDeadline } from '../../host/deadline.ts';
 import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/redemptions/channel-points.ts';
 import { readTokenFile, TokenFileError, writeTokenFile } from '../twitch-auth/token-file.ts';
@@ -129,12 +130,7 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
    */
   function waitAtMost(refresh: Promise<TokenRenewal>): Promise<TokenRenewal> {
     const waitMs = options.refreshWaitMs ?? DEFAULT_REFRESH_WAIT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new ChatTokenError(`Twitch did not answer the bot's token refresh within ${waitMs} ms`, false)), waitMs);
-      timer.unref();
-    });
-    return Promise.race([refresh, late]).finally(() => clearTimeout(timer));
+    return withDeadline(refresh, waitMs, () => new ChatTokenError(`Twitch did not answer the bot's token refresh within ${waitMs} ms`, false));
   }
 
   return {

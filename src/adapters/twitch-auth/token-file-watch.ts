@@ -26,7 +26,11 @@ export interface TokenFileWatchOptions {
 export interface TokenFileWatch {
   /** Looks at the file now; while a look is under way, its answer instead of a second one. True when a token was taken. */
   look(): Promise<boolean>;
-  /** Looks every intervalMs (each wait starting when the look before ended) while `again` says so; replaces a wait already set. */
+  /**
+   * Looks every intervalMs (each wait starting when the look before ended) while `again` says
+   * so. Called again, it replaces the wait already set and the `again` in use: there is one loop,
+   * and a look still under way reports to the newest `again` (what it took is never lost).
+   */
   repeat(again?: (taken: boolean) => boolean): void;
   /** No more looks from repeat, at once; resolves when a look under way is over. */
   stop(): Promise<void>;
@@ -41,6 +45,8 @@ export function createTokenFileWatch(options: TokenFileWatchOptions): TokenFileW
   let looking: Promise<boolean> | null = null;
   let timer: ScheduledTimer | null = null;
   let stopped = false;
+  /** What the loop asks after each look (the one the latest repeat gave). */
+  let again: (taken: boolean) => boolean = () => true;
 
   async function lookOnce(): Promise<boolean> {
     const fingerprint = await tokenFileFingerprint(options.file);
@@ -60,15 +66,28 @@ export function createTokenFileWatch(options: TokenFileWatchOptions): TokenFileW
     return looking;
   }
 
-  function repeat(again: (taken: boolean) => boolean = () => true): void {
-    timer?.cancel();
-    if (stopped) return;
+  function arm(): void {
     timer = clock.schedule(() => {
       timer = null;
       void look().then((taken) => {
-        if (!stopped && again(taken)) repeat(again);
+        if (stopped) return;
+        if (!again(taken)) {
+          // Done, even if a repeat meanwhile set a wait of its own.
+          timer?.cancel();
+          timer = null;
+        } else if (timer === null) {
+          arm();
+        }
       });
     }, options.intervalMs);
+  }
+
+  function repeat(next: (taken: boolean) => boolean = () => true): void {
+    timer?.cancel();
+    timer = null;
+    if (stopped) return;
+    again = next;
+    arm();
   }
 
   async function idle(): Promise<void> {

@@ -165,6 +165,30 @@ describe('repeated looks', () => {
     expect(changes).toHaveLength(2);
   });
 
+  it('repeat while a look is under way: one loop, and that look reports to the newest `again`', async () => {
+    writeFileSync(file, 'one');
+    const clock = new ManualClock();
+    const reading = Promise.withResolvers<boolean>();
+    const { watch, changes } = watchWith({ clock, answer: () => reading.promise });
+    const toldOld: boolean[] = [];
+    const toldNew: boolean[] = [];
+
+    watch.repeat((taken) => { toldOld.push(taken); return true; });
+    await clock.advance(INTERVAL_MS);
+    await vi.waitFor(() => expect(changes).toHaveLength(1));
+    watch.repeat((taken) => { toldNew.push(taken); return !taken; });
+    expect(clock.pendingTimers).toBe(1);
+
+    // The look under way takes a token: the newest `again` hears of it and ends the loop.
+    reading.resolve(true);
+    await vi.waitFor(() => expect(toldNew).toEqual([true]));
+    expect(toldOld).toEqual([]);
+    expect(clock.pendingTimers).toBe(0);
+    writeFileSync(file, 'two, longer');
+    await clock.advance(INTERVAL_MS * 5);
+    expect(changes).toHaveLength(1);
+  });
+
   it('repeat again replaces the wait already set', () => {
     const clock = new ManualClock();
     const { watch } = watchWith({ clock });

@@ -28,6 +28,8 @@ export { overlayErrorLine } from './client/overlay-error-line.ts';
 /** Answer a command in one line; throw ChatRefusal inside for a line meant for the chatter. */
 export { answerInChat, ChatRefusal } from './host/chat-answer.ts';
 export { fittedList } from './host/fitted-list.ts';
+/** Typed names as meant (quotes off, spaces collapsed) and typed text said back safely (no direction or invisible characters). */
+export { quotedTyped, shortened, typedName } from './host/typed-text.ts';
 export type { AnswerOptions } from './host/chat-answer.ts';
 
 export type { SettingSpec, SettingType } from './service/settings/catalog.ts';

@@ -92,6 +92,9 @@ describe('grants plugin: !grant', () => {
     expect(await chat(test, '!grant viewer_one tape')).toEqual(['@Mod_mia there is no skin "tape" on this channel.']);
     expect(await chat(test, `!grant viewer_one ${skins.foreign!}`)).toEqual([`@Mod_mia there is no skin "${skins.foreign!}" on this channel.`]);
     expect(await chat(test, '!grant viewer_one 999999')).toEqual(['@Mod_mia there is no skin "999999" on this channel.']);
+    // 0 is no id at all (not "an inactive skin"); a direction override is not said back.
+    expect(await chat(test, '!grant viewer_one 0')).toEqual(['@Mod_mia there is no skin "0" on this channel.']);
+    expect(await chat(test, '!grant viewer_one \u202Esparkles')).toEqual(['@Mod_mia there is no skin "sparkles" on this channel.']);
     expect(await granted(client, 'viewer_one')).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
 // overlay's template (GET /skins), a name from the config's skinIds (for global skins and other
 // templates), or a numeric skin id.
 // Only spec operations are used, so it works against a remote service too. docs/commands.md.
-import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, z } from '../../src/sdk.ts';
+import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, quotedTyped, typedName, z } from '../../src/sdk.ts';
 import type { CommandInvocation } from '../../src/sdk.ts';
 
 const SKIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -41,7 +41,8 @@ export default definePlugin({
       const skins = await ctx.overlay.listSkins(presetId);
       const found = skins.find((skin) => skin.slug === wanted) ?? skins.find((skin) => skin.name.toLowerCase() === wanted);
       if (found !== undefined) return { id: found.id, name: found.name };
-      if (/^[0-9]{1,15}$/.test(wanted)) return { id: Number(wanted) };
+      // An id is a positive whole number; 0 names no skin.
+      if (/^[1-9][0-9]{0,14}$/.test(wanted)) return { id: Number(wanted) };
       throw new ChatRefusal(`there is no skin ${quoted(typed)} on this channel.`);
     }
 
@@ -64,7 +65,7 @@ export default definePlugin({
       role: 'moderator',
       run: (call) => answering(call, async () => {
         const { viewer } = call.args;
-        const typed = call.args.skin.trim();
+        const typed = typedName(call.args.skin);
         const skin = await chooseSkin(typed);
         try {
           const result = await ctx.overlay.unlockSkin({ twitch_username: viewer, skin_id: skin.id });
@@ -89,7 +90,7 @@ export default definePlugin({
       role: 'moderator',
       run: (call) => answering(call, async () => {
         const { viewer } = call.args;
-        const typed = call.args.skin.trim();
+        const typed = typedName(call.args.skin);
         let grants;
         try {
           grants = await ctx.overlay.listViewerSkins(viewer);
@@ -118,7 +119,7 @@ export default definePlugin({
 });
 
 function quoted(typed: string): string {
-  return `"${typed.slice(0, 40)}"`;
+  return quotedTyped(typed);
 }
 
 function noAccount(viewer: string): string {

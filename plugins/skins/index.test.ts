@@ -157,6 +157,23 @@ describe('skins plugin: !skin', () => {
     expect(await shownSkin(w, mod['user-id'] as string)).toBe('classic');
   });
 
+  it('answers the same by display name as by slug; quotes and doubled spaces are fine; typed text said back safely', async () => {
+    const w = await world();
+    const mod = moderatorTags();
+    expect(await chat(w.test, '!skin Vault', mod)).toEqual(['@Mod_mia you don\'t have the skin "Vault" yet.']);
+    expect(await chat(w.test, '!skin RETIRED', mod)).toEqual(['@Mod_mia the skin "RETIRED" is not available right now.']);
+    expect(await chat(w.test, '!skin "Night   Owl"', mod)).toEqual(['@Mod_mia your messages now use Night Owl.']);
+    // A right-to-left override would make the rest of the bot's line read backwards.
+    expect(await chat(w.test, '!skin \u202Eevil\u200B name', mod)).toEqual(['@Mod_mia there is no skin "evil name". !skins lists yours.']);
+  });
+
+  it('a refused pick is no pick: the corrected one need not wait for the cooldown', async () => {
+    const w = await world();
+    expect(await chat(w.test, '!skin nigth owl', viewerOne())).toEqual(['@Viewer_One there is no skin "nigth owl". !skins lists yours.']);
+    expect(await chat(w.test, '!skin night owl', viewerOne())).toEqual(['@Viewer_One your messages now use Night Owl.']);
+    expect(await chat(w.test, '!skin neon', viewerOne())).toEqual(['@Viewer_One !skin is cooling down, try again in 10 s.']);
+  });
+
   it('a grant makes the skin pickable', async () => {
     const w = await world();
     await w.harness.service.registerViewer({ twitchUserId: '2002', login: 'newbie' });

@@ -14,7 +14,7 @@
 //   (GET /skins); not purchases, global free skins or the current pick, which it cannot see;
 // - !skin refuses in one line.
 // docs/commands.md has the replies.
-import { answerInChat, ChatRefusal, definePlugin, fittedList, isOverlayStyleError, typedPrefix, z } from '../../src/sdk.ts';
+import { answerInChat, ChatRefusal, definePlugin, fittedList, isOverlayStyleError, quotedTyped, typedName, typedPrefix, z } from '../../src/sdk.ts';
 import type { ChatUser, CommandInvocation, PickableSkin, ViewerSkinRef } from '../../src/sdk.ts';
 
 const SKINS_NAMES = ['skins', 'myskins'];
@@ -135,8 +135,8 @@ export default definePlugin({
         const viewer = await signIn(call.user);
         const listing = `${typedPrefix(call, SKIN_NAMES)}skins lists yours.`;
         if (viewer.remote) throw new ChatRefusal(`${REMOTE_PICK} ${listing}`);
-        const typed = call.args.name?.trim();
-        if (typed === undefined) {
+        const typed = call.args.name === undefined ? undefined : typedName(call.args.name);
+        if (typed === undefined || typed === '') {
           // Showing is not a pick: the next !skin <name> need not wait for the cooldown.
           call.giveBackCooldown();
           const picked = (await ctx.overlay.listPickableSkins(viewer)).find((skin) => skin.picked);
@@ -146,15 +146,19 @@ export default definePlugin({
           const result = await ctx.overlay.pickSkin(viewer, null);
           return result.changed ? 'back to no skin.' : 'you had no skin picked.';
         }
-        const match = findTyped(await ctx.overlay.listPickableSkins(viewer), typed);
+        // Not among the pickable ones: a skin of the channel by that name (not held, inactive), so
+        // the service says why whichever way it was typed; else the slug or id as typed.
+        const match = findTyped(await ctx.overlay.listPickableSkins(viewer), typed)
+          ?? (await ctx.overlay.listSkins()).find((skin) => skin.name.toLowerCase() === typed.toLowerCase());
         try {
-          // Not among the pickable ones: the service says why (unknown, not held, inactive).
           const result = await ctx.overlay.pickSkin(viewer, match?.id ?? typed);
           const name = result.skin?.name ?? typed;
           return result.changed ? `your messages now use ${name}.` : `you already use ${name}.`;
         } catch (error) {
           if (!isOverlayStyleError(error) || error.kind !== 'service') throw error;
-          const shown = `"${typed.slice(0, 40)}"`;
+          // A refused pick is no pick: a corrected one need not wait for the cooldown.
+          call.giveBackCooldown();
+          const shown = quotedTyped(typed);
           if (error.status === 404) throw new ChatRefusal(`there is no skin ${shown}. ${listing}`);
           if (error.status === 403) throw new ChatRefusal(`you don't have the skin ${shown} yet.`);
           if (error.status === 422) throw new ChatRefusal(`the skin ${shown} is not available right now.`);

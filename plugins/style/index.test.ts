@@ -122,6 +122,17 @@ describe('style plugin: !style', () => {
     expect(harness.events).toEqual([]);
   });
 
+  it('a long value (a many-stop gradient) is shown cut short, so the reply stays one chat message', async () => {
+    const { test } = await world();
+    const stops = Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? 'red' : 'tan')).join(',');
+    const [set] = await chat(test, `!style bubble.background-gradient linear-gradient(${stops})`);
+    expect(set).toMatch(/^@Mod_mia bubble\.background-gradient is now linear-gradient\(180deg, #ff0000 0%, .*… \(\d+ characters\)\.$/);
+    expect(set!.length).toBeLessThanOrEqual(200);
+    const shown = await chat(test, '!style show bubble.background-gradient');
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.length).toBeLessThanOrEqual(300);
+  });
+
   it('show tells the value and whether it is set on the overlay or the template default; a bare key shows too', async () => {
     const { test } = await world();
     expect(await chat(test, '!style show bubble.width')).toEqual(['@Mod_mia bubble.width is 420 (set on this overlay; the template default is 400).']);
@@ -217,7 +228,12 @@ describe('style plugin: !theme', () => {
     const { test, harness } = await world();
     expect(await chat(test, '!themes')).toEqual(['@Mod_mia themes: neon, plain. Usage: !theme <name>']);
     expect(await chat(test, '!theme sunset')).toEqual(['@Mod_mia there is no theme "sunset". Themes: neon, plain.']);
+    // Hidden characters are not said back.
+    expect(await chat(test, '!theme \u202Esunset')).toEqual(['@Mod_mia there is no theme "sunset". Themes: neon, plain.']);
     expect(harness.events).toEqual([]);
+    // A quoted name is the name.
+    await chat(test, '!theme "Neon"');
+    expect(harness.events).toHaveLength(1);
   });
 
   it('lists at most 15 themes, and fewer when long names would not fit one chat message, then +N more', async () => {

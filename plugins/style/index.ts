@@ -5,7 +5,7 @@
 //                               most, fewer when they would not fit one chat message, "+N more")
 // Every write goes to one overlay (config presetId, else the account's default overlay) in the
 // scope that changes that overlay alone; see overlay-values.ts. docs/commands.md has the replies.
-import { coerceChatValue, definePlugin, findSetting, fittedList, isOverlayStyleError, overlayErrorLine, typedPrefix, z } from '../../src/sdk.ts';
+import { coerceChatValue, definePlugin, findSetting, fittedList, isOverlayStyleError, overlayErrorLine, quotedTyped, typedName, typedPrefix, z } from '../../src/sdk.ts';
 import type { CommandInvocation, SettingsPatch, TemplateSettingsView } from '../../src/sdk.ts';
 import { describeReset, describeSetting, shownValue, writeScopeFor } from './overlay-values.ts';
 import { themesSchema } from './themes.ts';
@@ -86,13 +86,13 @@ export default definePlugin({
         const usage = `${typedPrefix(call, THEME_NAMES)}theme <name>`;
         const mention = `@${call.user.displayName} `.length;
         if (call.args.name === undefined) return listThemes(themes, usage, mention);
-        return applyTheme(call.args.name.toLowerCase(), mention);
+        return applyTheme(typedName(call.args.name).toLowerCase(), mention);
       }),
     });
 
     /** The overlay's read, after checking `key` is a setting of its template. */
     async function readFor(key: string): Promise<TemplateSettingsView> {
-      if (findSetting(key) === undefined) throw new ChatRefusal(`${key.slice(0, 60)} is not a setting (keys look like bubble.width).`);
+      if (findSetting(key) === undefined) throw new ChatRefusal(`${typedName(key).slice(0, 60)} is not a setting (keys look like bubble.width).`);
       const view = await readOverlay();
       if (!Object.hasOwn(view.settings_values, key)) throw new ChatRefusal(`${key} is not part of the ${view.template_name} template.`);
       return view;
@@ -120,7 +120,7 @@ export default definePlugin({
       const theme = themes.get(name);
       if (theme === undefined) {
         if (themes.size === 0) throw new ChatRefusal('no themes are set up.');
-        throw new ChatRefusal(withListing(themes, mention, (names) => `there is no theme "${name.slice(0, 32)}". Themes: ${names}.`));
+        throw new ChatRefusal(withListing(themes, mention, (names) => `there is no theme ${quotedTyped(name, 32)}. Themes: ${names}.`));
       }
       const view = await readOverlay();
       // A theme may style elements this overlay's template lacks; those keys are left out.

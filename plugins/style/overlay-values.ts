@@ -1,6 +1,6 @@
 // Reading and describing one overlay's settings for chat: which scope a write from chat uses,
 // and how a value is shown (with where it comes from: overridden here, or inherited).
-import { templateDefault } from '../../src/sdk.ts';
+import { shortened, templateDefault } from '../../src/sdk.ts';
 import type { Scope, SettingValue, TemplateSettingsView } from '../../src/sdk.ts';
 
 /**
@@ -12,10 +12,10 @@ export function writeScopeFor(view: TemplateSettingsView): Scope {
   return view.sync_source_preset_id === null ? 'independent' : 'override';
 }
 
-/** A value as chat shows it; the empty gradient is "none". */
+/** A value as chat shows it; the empty gradient is "none"; a long one (a gradient) cut short, so the reply stays one line. */
 export function shownValue(value: SettingValue | null | undefined): string {
   if (value === '' || value === null || value === undefined) return 'none';
-  return String(value);
+  return shortened(String(value));
 }
 
 /** `bubble.width is 320 (overridden on this overlay; the sync source has 400).` */

@@ -13,6 +13,7 @@ export function overlayPageHtml(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>chatskin overlay</title>
 <link rel="stylesheet" href="${ASSET_PREFIX}/animate.css">
 <link rel="stylesheet" href="${ASSET_PREFIX}/overlay.css">

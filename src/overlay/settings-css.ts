@@ -221,8 +221,21 @@ function uniformOrParts(get: Get, uniformKey: string): string {
   return order.map((part) => px(get(`${uniformKey}-${part}`))).join(' ');
 }
 
+/**
+ * The CSS 2 generic behind each newer generic family: a browser without the newer one (Chromium
+ * has no ui-monospace outside macOS, OBS's browser source included) would otherwise fall back to
+ * its default serif font, whatever the family was meant to look like.
+ */
+const OLDER_GENERIC: Readonly<Record<string, string>> = {
+  'system-ui': 'sans-serif', 'ui-sans-serif': 'sans-serif', 'ui-rounded': 'sans-serif', emoji: 'sans-serif',
+  'ui-serif': 'serif', math: 'serif', fangsong: 'serif', 'ui-monospace': 'monospace',
+};
+
 export function fontFamilyValue(family: string, fontSources?: Readonly<Record<string, FontSource>>): string {
-  if (fontSources?.[family] === 'generic') return family;
+  if (fontSources?.[family] === 'generic') {
+    const older = Object.hasOwn(OLDER_GENERIC, family) ? OLDER_GENERIC[family] : undefined;
+    return older === undefined ? family : `${family}, ${older}`;
+  }
   const quoted = `"${family.trim().replace(/["\\\n\r\f]/g, '')}"`;
   return `${quoted}, ${GENERIC_FALLBACK}`;
 }

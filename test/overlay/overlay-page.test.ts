@@ -90,6 +90,23 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('wraps a long row of badges inside the bubble; the name is never squeezed', async () => {
+    const page = await openOverlay();
+    const badges = Array.from({ length: 20 }, (_, index) => `set${index}/1`);
+    await chat({ type: 'message', login: 'decorated', displayName: 'Decorated_Viewer', text: 'so many badges', badges });
+    await page.waitForSelector('.cs-msg');
+    const box = await page.$eval('.cs-msg', (msg) => {
+      const rect = (selector: string) => msg.querySelector(selector)!.getBoundingClientRect();
+      const name = msg.querySelector('.cs-username') as HTMLElement;
+      return { bubble: msg.getBoundingClientRect().right, badges: rect('.cs-badges').right, name: rect('.cs-username').right, nameWraps: name.getClientRects().length > 1 || name.scrollWidth > name.clientWidth + 1, nameWidth: rect('.cs-username').width };
+    });
+    expect(box.badges).toBeLessThanOrEqual(box.bubble);
+    expect(box.name).toBeLessThanOrEqual(box.bubble);
+    expect(box.nameWraps).toBe(false);
+    expect(box.nameWidth).toBeGreaterThan(60);
+    await page.close();
+  });
+
   it("renders a viewer's picked skin and a role's skin on top of the overlay's settings", async () => {
     const page = await openOverlay();
     await chat({ type: 'message', login: 'viewer', userId: '1001', text: 'picked a skin' });

@@ -18,6 +18,8 @@ describe('overlay page routes', () => {
     const html = await response.text();
     expect(html).toContain('<script type="module" src="/overlay-assets/src/overlay/client/main.ts"></script>');
     expect(html).not.toContain(server.main.token); // the page never echoes its token
+    // An empty icon of its own: no request for /favicon.ico, no 404 in the browser source's console.
+    expect(html).toContain('<link rel="icon" href="data:,">');
   });
 
   it('serves a 404 page for an unknown or malformed token', async () => {

@@ -110,6 +110,12 @@ describe('settingsToCss', () => {
     expect(fontFamilyValue('monospace', { monospace: 'generic' })).toBe('monospace');
   });
 
+  it('gives a newer generic family its CSS 2 generic behind it, so a browser without it does not fall back to serif', () => {
+    expect(fontFamilyValue('ui-monospace', { 'ui-monospace': 'generic' })).toBe('ui-monospace, monospace');
+    expect(fontFamilyValue('system-ui', { 'system-ui': 'generic' })).toBe('system-ui, sans-serif');
+    expect(fontFamilyValue('math', { math: 'generic' })).toBe('math, serif');
+  });
+
   it('shows the name in the chatter colour, with font-color for chatters without one', () => {
     const css = settingsToCss({ ...CATALOG_DEFAULTS, 'username.font-color': '#00ff00' });
     expect(css).toContain('color: var(--cs-user-color, #00ff00);');

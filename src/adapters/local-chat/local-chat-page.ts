@@ -46,6 +46,7 @@ export function localChatPageHtml(channel: string, sayPath: string, overlayToken
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>chatskin local chat: #${channel}</title>
 <style>
   body { font-family: system-ui, sans-serif; margin: 1rem; background: #1e1e24; color: #eee; }

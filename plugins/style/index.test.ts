@@ -185,6 +185,10 @@ describe('style plugin: !style', () => {
   it('a configured overlay that does not exist is one short line', async () => {
     const { test } = await world(() => ({ presetId: 999 }));
     expect(await chat(test, '!style bubble.width 300')).toEqual(['@Mod_mia Overlay not found.']);
+    // The streamer learns why from the log, once.
+    await chat(test, '!style show bubble.width');
+    const told = test.logs.filter((entry) => /presetId 999 names no overlay/.test(entry.msg ?? ''));
+    expect(told).toHaveLength(1);
   });
 });
 

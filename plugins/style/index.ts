@@ -55,7 +55,19 @@ export default definePlugin({
       await call.reply(line);
     }
 
-    const readOverlay = () => ctx.overlay.getTemplate(presetId);
+    /** A configured presetId that names no overlay of the channel: said in the log once, for the streamer. */
+    let toldMissingOverlay = false;
+    const readOverlay = async (): Promise<TemplateSettingsView> => {
+      try {
+        return await ctx.overlay.getTemplate(presetId);
+      } catch (error) {
+        if (presetId !== undefined && isOverlayStyleError(error, 404) && !toldMissingOverlay) {
+          toldMissingOverlay = true;
+          ctx.logger.warn({ presetId }, `plugins.style.presetId ${presetId} names no overlay of this channel: !style and !theme cannot work; fix it or leave it out (the default overlay)`);
+        }
+        throw error;
+      }
+    };
 
     ctx.command({
       name: 'style',

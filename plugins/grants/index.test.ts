@@ -87,6 +87,8 @@ describe('grants plugin: !grant', () => {
   it('a viewer unknown to the service, and a skin that is not the channel\'s, are one short line each', async () => {
     const { test, client, skins } = await world();
     expect(await chat(test, '!grant @nobody_here neon')).toEqual(['@Mod_mia nobody_here has no account on the overlay service yet.']);
+    // An all-digit login nobody holds, though it is another viewer's user id: still the viewer that is missing.
+    expect(await chat(test, '!grant @1002 neon')).toEqual(['@Mod_mia 1002 has no account on the overlay service yet.']);
     expect(await chat(test, '!grant viewer_one sparkles')).toEqual(['@Mod_mia there is no skin "sparkles" on this channel.']);
     // Skins of another template are not in GET /skins of the default overlay: by id, or skinIds.
     expect(await chat(test, '!grant viewer_one tape')).toEqual(['@Mod_mia there is no skin "tape" on this channel.']);

@@ -73,7 +73,12 @@ export default definePlugin({
             ? `granted ${result.skin.name} to ${result.twitch_username}.`
             : `${result.twitch_username} already has ${result.skin.name}.`;
         } catch (error) {
-          if (isOverlayStyleError(error, 404)) return whichIsMissing(viewer, typed);
+          // A skin found in the channel's own list exists: the viewer is what is missing. (Asking
+          // GET /viewers/{identifier} would read an all-digit login as another viewer's user id.)
+          if (isOverlayStyleError(error, 404)) {
+            if (skin.name !== undefined) throw new ChatRefusal(noAccount(viewer));
+            return whichIsMissing(viewer, typed);
+          }
           if (isOverlayStyleError(error, 422) && error.errors?.skin_id !== undefined) {
             throw new ChatRefusal(`${skin.name ?? quoted(typed)} is not active, so it cannot be granted.`);
           }

@@ -111,6 +111,10 @@ describe('style plugin: !style', () => {
     expect(await chat(test, '!style bubble.width wide')).toEqual(['@Mod_mia bubble.width must be an integer between 0 and 10000.']);
     expect(await chat(test, '!style bubble.border-style wavy')).toEqual(['@Mod_mia bubble.border-style must be one of: none, solid, dashed, dotted, double.']);
     expect(await chat(test, '!style bubble.full-width maybe')).toEqual(['@Mod_mia bubble.full-width must be true or false.']);
+    // In chat a colour name works too, and the refusal says so.
+    expect(await chat(test, '!style bubble.background-color reddish')).toEqual([
+      '@Mod_mia bubble.background-color must be a colour: #rgb, #rgba, #rrggbb, #rrggbbaa or transparent, or a colour name such as red.',
+    ]);
     expect((await client.getTemplate()).settings_values['bubble.width']).toBe(420);
     expect(harness.events).toEqual([]);
   });

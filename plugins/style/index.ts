@@ -112,10 +112,18 @@ export default definePlugin({
 
     async function setSetting(key: string, text: string): Promise<string> {
       const view = await readFor(key);
-      const result = await ctx.overlay.updateTemplate({
-        scope: writeScopeFor(view), preset_id: view.preset_id, values: { [key]: coerceChatValue(key, text) },
-      });
-      return `${key} is now ${shownValue(result.settings_values[key])}.`;
+      try {
+        const result = await ctx.overlay.updateTemplate({
+          scope: writeScopeFor(view), preset_id: view.preset_id, values: { [key]: coerceChatValue(key, text) },
+        });
+        return `${key} is now ${shownValue(result.settings_values[key])}.`;
+      } catch (error) {
+        // The service names the forms its API takes; in chat a colour name works too.
+        if (isOverlayStyleError(error, 422) && findSetting(key)?.type === 'color') {
+          throw new ChatRefusal(`${overlayErrorLine(error).replace(/\.$/, '')}, or a colour name such as red.`);
+        }
+        throw error;
+      }
     }
 
     async function resetSetting(key: string): Promise<string> {

@@ -14,6 +14,8 @@ const httpSection = section({
   port: port.default(4477),
   /** Which proxies' X-Forwarded-For names the client (the failed-auth limit counts per client). */
   trustProxy: proxyTrust().default(false),
+  /** Open connections at most (overlay sockets included); more are refused, so they cannot use up the process's files. */
+  maxConnections: integer(1, 1_000_000).default(16_384),
 });
 
 const storeSection = section({

@@ -108,6 +108,9 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     cleanups.push(() => host.stop());
     parts.host = host;
 
+    // Past this, Node closes a new connection at once: many idle or slow clients cannot use up the
+    // process's open files, which the database and the chat connection need too.
+    app.server.maxConnections = config.http.maxConnections;
     await app.listen({ host: config.http.host, port: config.http.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.http.port;

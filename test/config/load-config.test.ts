@@ -33,7 +33,7 @@ function errorOf(run: () => unknown): ConfigError {
 describe('loadConfig: defaults', () => {
   it('an empty file gives the embedded defaults', () => {
     const config = loadConfig(write(''), {});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 4477, trustProxy: false });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 4477, trustProxy: false, maxConnections: 16_384 });
     expect(config.store).toEqual({ path: './data/chatskin.db', synchronous: 'FULL' });
     expect(config.api.rateLimit).toEqual({ perMinute: 30, failedAuthPerMinute: 30 });
     expect(config.api.edgeFilter.blockedAgents).toContain('curl/');
@@ -48,7 +48,7 @@ describe('loadConfig: defaults', () => {
 
   it('a partial section keeps the defaults of the keys it leaves out', () => {
     const config = loadConfig(write('http:\n  port: 8080\napi:\n  rateLimit:\n    perMinute: 60\n'), {});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080, trustProxy: false });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080, trustProxy: false, maxConnections: 16_384 });
     expect(config.api.rateLimit).toEqual({ perMinute: 60, failedAuthPerMinute: 30 });
     expect(config.api.prefix).toBe('/api/v1');
   });
@@ -225,7 +225,7 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
 
   it('an unknown key (a typo) names the keys that are allowed there', () => {
     const error = errorOf(() => loadConfig(write('http:\n  port: 80\n  hots: 0.0.0.0\n'), {}));
-    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy' }]);
+    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy, maxConnections' }]);
   });
 
   it('an unknown top-level key', () => {
@@ -311,7 +311,7 @@ describe('loadConfig: ${ENV} references', () => {
     ].join('\n')), { BOT_TOKEN: 'oauth:x' }));
     expect(error.issues).toEqual([
       { path: 'http.port', line: 2, message: 'must be a whole number from 0 to 65535 (got "eighty")' },
-      { path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy' },
+      { path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy, maxConnections' },
       { path: 'twitch.clientSecret', line: 6, message: 'environment variable TWITCH_CLIENT_SECRET is not set; set it, or write the value in the file' },
     ]);
   });

@@ -58,8 +58,7 @@ export function createApiErrorHandler(responder: ErrorResponder, bodyLimitBytes:
       // The request serializer logs method, url and address only; no headers, so no key.
       request.log.error({ err: error, method: request.method, url: request.url }, 'unexpected error in API request');
     }
-    // Stop reading an oversized body: the client is told, and the connection is not reused.
-    if (mapped.status === 413) reply.header('Connection', 'close');
+    // An oversized body is not read on: its answer closes the connection (unread-bodies.ts).
     return responder.send(request, reply, mapped.status, mapped.body);
   };
 }

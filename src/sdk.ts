@@ -6,6 +6,7 @@ import type { CommandInvocation, PluginDefinition } from './host/plugin-api.ts';
 import { SETTINGS_BY_KEY } from './service/settings/catalog.ts';
 import type { SettingSpec, SettingValue } from './service/settings/catalog.ts';
 import { settingValueFromKeyText } from './service/settings/setting-text.ts';
+import { TAG_CHARACTERS } from './host/typed-text.ts';
 
 export { z } from 'zod';
 
@@ -59,7 +60,7 @@ export function coerceChatValue(key: string, text: string): SettingValue {
  */
 export function typedPrefix(call: Pick<CommandInvocation, 'text'>, names: readonly string[]): string {
   // Chat clients may append an invisible tag character; the router ignores it too.
-  const first = call.text.replace(/[\u{E0000}-\u{E007F}]/gu, '').trim().split(/\s/, 1)[0] ?? '';
+  const first = call.text.replace(TAG_CHARACTERS, '').trim().split(/\s/, 1)[0] ?? '';
   const lower = first.toLowerCase();
   const longestFirst = [...names].sort((a, b) => b.length - a.length);
   const typed = longestFirst.find((name) => lower.length > name.length && lower.endsWith(name.toLowerCase()));

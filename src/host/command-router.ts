@@ -10,6 +10,7 @@ import type { Clock } from './clock.ts';
 import { parseArgs, usageLine } from './command-args.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
+import { TAG_CHARACTERS } from './typed-text.ts';
 import { UsageNotices } from './usage-notices.ts';
 
 /** A chatter who keeps getting a command's arguments wrong is told its usage once in this long. */
@@ -50,8 +51,6 @@ export interface CommandRouter {
   route(message: IncomingChatMessage, send: SendToSource): Promise<RouteResult>;
 }
 
-// Tag characters (U+E0000..U+E007F): chat clients append U+E0000 to repeated lines.
-const TAG_CHARACTERS = /[\u{E0000}-\u{E007F}]/gu;
 
 export function createCommandRouter(options: CommandRouterOptions): CommandRouter {
   const { prefix, registry, clock, logger } = options;

@@ -2,6 +2,9 @@
 // or with doubled spaces; and text said back must not carry direction or invisible characters,
 // or a chatter could make the bot's line read as something else (U+202E reverses what follows).
 
+/** Tag characters (U+E0000..U+E007F): chat clients append U+E0000 to a repeated line. */
+export const TAG_CHARACTERS = /[\u{E0000}-\u{E007F}]/gu;
+
 /** Bidirectional controls and zero-width characters: never said back. */
 const HIDDEN = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
 

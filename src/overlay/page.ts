@@ -6,7 +6,12 @@ import { CLASSES } from './dom-classes.ts';
 /** URL prefix of the page's static files and modules. */
 export const ASSET_PREFIX = '/overlay-assets';
 
-export function overlayPageHtml(): string {
+/**
+ * The start of a page this server serves, up to its title: no referrer (the overlay's token is in
+ * its address), and an empty icon of its own, so the browser asks for no /favicon.ico. `title` is
+ * markup: escape what it holds.
+ */
+export function pageStart(title: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -14,8 +19,12 @@ export function overlayPageHtml(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
-<title>chatskin overlay</title>
-<link rel="stylesheet" href="${ASSET_PREFIX}/animate.css">
+<title>${title}</title>
+`;
+}
+
+export function overlayPageHtml(): string {
+  return `${pageStart('chatskin overlay')}<link rel="stylesheet" href="${ASSET_PREFIX}/animate.css">
 <link rel="stylesheet" href="${ASSET_PREFIX}/overlay.css">
 <style id="cs-settings"></style>
 <script type="module" src="${ASSET_PREFIX}/${OVERLAY_ENTRY}"></script>

@@ -2,6 +2,7 @@
 // default overlay, for whoever has no terminal at hand (the same lines as stdin or
 // `chatskin chat say`). Served with POST /local/chat/say, to loopback clients only.
 import { buildBrowserModuleGraph } from '../../overlay/browser-modules.ts';
+import { pageStart } from '../../overlay/page.ts';
 
 export const LOCAL_CHAT_PAGE_ENTRY = 'src/adapters/local-chat/page/local-chat-page-client.ts';
 export const LOCAL_CHAT_PAGE_SCRIPT_PATH = '/local/chat/say.js';
@@ -40,15 +41,7 @@ export function localChatPageHtml(channel: string, sayPath: string, overlayToken
   const overlay = overlayToken === null
     ? '<p>This channel has no default overlay to show here.</p>'
     : `<iframe title="The default overlay" src="/overlay/${overlayToken}"></iframe>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
-<title>chatskin local chat: #${channel}</title>
-<style>
+  return `${pageStart(`chatskin local chat: #${channel}`)}<style>
   body { font-family: system-ui, sans-serif; margin: 1rem; background: #1e1e24; color: #eee; }
   iframe { display: block; width: 100%; height: 60vh; border: 1px solid #444;
     background: repeating-conic-gradient(#333 0 25%, #2a2a2a 0 50%) 0 0 / 24px 24px; }

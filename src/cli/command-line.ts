@@ -34,6 +34,9 @@ export const COMMAND_SPECS = {
 
 export type CommandName = keyof typeof COMMAND_SPECS;
 
+/** Every command's flags and the global ones: what a first look at the command line knows. */
+const EVERY_FLAG: ParseArgsOptionsConfig = Object.assign({}, GLOBAL_FLAGS, ...Object.values(COMMAND_SPECS as Record<string, CommandSpec>).map((spec) => spec.flags)) as ParseArgsOptionsConfig;
+
 function specOf(name: string): CommandSpec | undefined {
   return Object.hasOwn(COMMAND_SPECS, name) ? COMMAND_SPECS[name as CommandName] : undefined;
 }
@@ -47,7 +50,7 @@ export type CommandLine =
 /** The --config flag as given, even when the rest of the line is refused (the failure message names the file). */
 export function configFlagOf(argv: string[]): string | undefined {
   try {
-    const config = parseArgs({ args: argv, options: everyFlag(), strict: false, allowPositionals: true }).values['config'];
+    const config = parseArgs({ args: argv, options: EVERY_FLAG, strict: false, allowPositionals: true }).values['config'];
     return typeof config === 'string' ? config : undefined;
   } catch {
     return undefined;
@@ -56,7 +59,7 @@ export function configFlagOf(argv: string[]): string | undefined {
 
 export function parseCommandLine(argv: string[]): CommandLine {
   // A first look with every command's flags, so that a flag's value is not taken for the command.
-  const { values, positionals, tokens } = parseArgs({ args: argv, options: everyFlag(), strict: false, allowPositionals: true, tokens: true });
+  const { values, positionals, tokens } = parseArgs({ args: argv, options: EVERY_FLAG, strict: false, allowPositionals: true, tokens: true });
   const [name, ...rest] = positionals;
   if (values['version'] === true) return { kind: 'version' };
 
@@ -65,7 +68,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const given = tokens.flatMap((token) => (token.kind === 'option' ? [{ name: token.name, raw: token.rawName }] : []));
   if (!isHelp && spec === undefined) {
     // `chatskin --nosuch x start`: the "command" may be the value of a flag no command has.
-    const stray = given.find((flag) => !Object.hasOwn(everyFlag(), flag.name));
+    const stray = given.find((flag) => !Object.hasOwn(EVERY_FLAG, flag.name));
     if (stray !== undefined) throw unknownFlag(stray.raw, undefined);
     throw unknownCommand(name!);
   }
@@ -93,9 +96,6 @@ export function parseCommandLine(argv: string[]): CommandLine {
   return { kind: 'run', command: name as CommandName, args: parsed.positionals.slice(1), config: config as string | undefined, flags: flags as Record<string, string | boolean | undefined> };
 }
 
-function everyFlag(): ParseArgsOptionsConfig {
-  return Object.assign({}, GLOBAL_FLAGS, ...Object.values(COMMAND_SPECS as Record<string, CommandSpec>).map((spec) => spec.flags)) as ParseArgsOptionsConfig;
-}
 
 function unknownCommand(name: string): CliError {
   const near = closestName(name, [...Object.keys(COMMAND_SPECS), 'help']);

@@ -1,29 +1,13 @@
 // The pipeline's view of the redemption ledger and of the managed rewards it remembers, bound to
-// the channel's account. The bundled service implements both (src/service/operations/
-// redemption-ledger.ts); `bindLedger` fixes the account id.
+// the channel's account. The bundled service implements both, and defines their records
+// (src/service/operations/redemption-ledger.ts); `bindLedger` fixes the account id.
+import type { BeginRedemptionResult, LedgerEntry, LedgerOutcome, ManagedReward } from '../../service/operations/redemption-ledger.ts';
 
-export type LedgerState = 'received' | 'effect-done' | 'status-sent';
-export type LedgerOutcome = 'fulfill' | 'refund';
-
-export interface LedgerEntry {
-  id: string;
-  rewardId: string;
-  state: LedgerState;
-  outcome: LedgerOutcome | null;
-  /** How often the effect was started: more than 1 after a crash during it. */
-  attempts: number;
-}
-
-export interface ManagedReward {
-  rewardKey: string;
-  twitchRewardId: string;
-  broadcasterId: string;
-  state: 'active' | 'disabled';
-}
+export type { LedgerEntry, LedgerOutcome, LedgerState, ManagedReward } from '../../service/operations/redemption-ledger.ts';
 
 export interface RedemptionLedger {
   /** Records the redemption (received) before its effect; says whether it was already there. */
-  beginRedemption(redemption: { id: string; rewardId: string }): Promise<{ entry: LedgerEntry; isNew: boolean }>;
+  beginRedemption(redemption: { id: string; rewardId: string }): Promise<BeginRedemptionResult>;
   recordRedemptionEffect(id: string, outcome: LedgerOutcome): Promise<void>;
   recordRedemptionStatusSent(ids: readonly string[]): Promise<void>;
   listRedemptionsAwaitingStatus(): Promise<LedgerEntry[]>;
@@ -46,7 +30,7 @@ export interface ManagedRewardStore {
 
 /** The service's account-scoped ledger operations. */
 export interface AccountLedgerOperations {
-  beginRedemption(accountId: number, redemption: { id: string; rewardId: string }): Promise<{ entry: LedgerEntry; isNew: boolean }>;
+  beginRedemption(accountId: number, redemption: { id: string; rewardId: string }): Promise<BeginRedemptionResult>;
   recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome): Promise<void>;
   recordRedemptionStatusSent(accountId: number, ids: readonly string[]): Promise<void>;
   listRedemptionsAwaitingStatus(accountId: number): Promise<LedgerEntry[]>;

@@ -1,11 +1,9 @@
 // chatskin twitch auth [--bot]: obtains the broadcaster's Twitch token (device code flow) and stores
 // it for the redemptions, or with --bot the bot account's chat token for the Twitch chat
 // (docs/twitch-setup.md lists the scopes and why each is needed).
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { CliOptions } from '../main.ts';
-import { CONFIG_DEFAULT_PATH, substituteEnv } from '../config/index.ts';
+import { CONFIG_DEFAULT_PATH, readConfigSource, substituteEnv } from '../config/index.ts';
 import { authorizeBroadcaster, TwitchAuthError } from '../adapters/redemptions/index.ts';
 import { authorizeBot } from '../adapters/twitch-chat/authorize-bot.ts';
 import { configFileInUse, loadCliConfig, requireArgs } from './cli-context.ts';
@@ -55,10 +53,7 @@ function twitchOffMessage(file: string, env: NodeJS.ProcessEnv = process.env): s
 
 /** The config file's twitch mapping as written (before the schema drops a switched-off one), if any. */
 function rawTwitchSection(file: string): Record<string, unknown> | undefined {
-  try {
-    const twitch: unknown = (parseYaml(readFileSync(file, 'utf8')) as { twitch?: unknown } | null)?.twitch;
-    return typeof twitch === 'object' && twitch !== null && !Array.isArray(twitch) ? twitch as Record<string, unknown> : undefined;
-  } catch {
-    return undefined;
-  }
+  // The config in use was just loaded, so the file reads and parses.
+  const twitch: unknown = (readConfigSource(file).raw as { twitch?: unknown } | null)?.twitch;
+  return typeof twitch === 'object' && twitch !== null && !Array.isArray(twitch) ? twitch as Record<string, unknown> : undefined;
 }

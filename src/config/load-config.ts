@@ -13,7 +13,18 @@ import { substituteEnv } from './env-substitution.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export function loadConfig(path: string, env: Env = process.env): Config {
+/** A config file read and parsed, before ${ENV} substitution and validation. */
+export interface ConfigSource {
+  /** The file's absolute path. */
+  file: string;
+  /** The YAML's content as written ({} for an empty file). */
+  raw: unknown;
+  /** The file line of the value at `path` (of `key` inside it when given), else of its nearest parent. */
+  lineAt(path: readonly PropertyKey[], key?: string): number | undefined;
+}
+
+/** Reads and parses the YAML; a missing, unreadable or malformed file is a ConfigError. */
+export function readConfigSource(path: string): ConfigSource {
   const file = resolve(path);
   let source: string;
   try {
@@ -40,8 +51,11 @@ export function loadConfig(path: string, env: Env = process.env): Config {
     }), 'Bad YAML');
   }
   const raw: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
-  const lineAt = (path: readonly PropertyKey[], key?: string) => lineOf(document, lineCounter, path, key);
+  return { file, raw, lineAt: (at, key) => lineOf(document, lineCounter, at, key) };
+}
 
+export function loadConfig(path: string, env: Env = process.env): Config {
+  const { file, raw, lineAt } = readConfigSource(path);
   const substituted = substituteEnv(raw, env);
   const envIssues: ConfigIssue[] = [
     ...substituted.malformed.map(({ path, reference }) => withLine({

@@ -15,6 +15,7 @@
 // times; then it is logged as dropped. Its reply had already been settled as sent.
 import type { Logger } from 'pino';
 import { chatRoleOf, hasRole } from './chat-roles.ts';
+import type { ChatRole } from './chat-roles.ts';
 import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel } from './chat-transport.ts';
 import type { ChatTags, ChatTransport, RefusalRemedy } from './chat-transport.ts';
 import type { Clock, ScheduledTimer } from './clock.ts';
@@ -68,20 +69,22 @@ interface Waiting {
   resends: number;
 }
 
+const isModerator = (state: ChannelState): boolean => hasRole(state.role, 'moderator');
+const isSlowExempt = (state: ChannelState): boolean => hasRole(state.role, 'vip');
+
 interface ChannelState {
   name: string;
   waiting: Waiting[];
-  moderator: boolean;
+  /** The bot's role here (USERSTATE): a moderator (or broadcaster) has the larger limit, a VIP or above skips slow mode. */
+  role: ChatRole;
   sending: boolean;
   lastSentAt: number;
   lastText: string | null;
-  /** The bot is a VIP, moderator or broadcaster here: slow mode does not apply to it. */
-  slowExempt: boolean;
-  /** Slow mode; it applies only while the bot is not slow-exempt. */
+  /** Slow mode; it applies only while the bot is below VIP here. */
   slowMs: number;
   /** Nothing goes before this (a refusal said to wait). */
   holdUntil: number;
-  /** Nothing goes before this while the bot is not slow-exempt (a slow-mode refusal said to wait). */
+  /** Nothing goes before this while the bot is below VIP here (a slow-mode refusal said to wait). */
   slowHoldUntil: number;
   sent: SentLines;
 }
@@ -107,7 +110,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
     let state = channels.get(channel);
     if (!state) {
       state = {
-        name: channel, waiting: [], moderator: false, slowExempt: false, sending: false, lastSentAt: -Infinity, lastText: null,
+        name: channel, waiting: [], role: 'everyone', sending: false, lastSentAt: -Infinity, lastText: null,
         slowMs: 0, holdUntil: -Infinity, slowHoldUntil: -Infinity, sent: new SentLines(),
       };
       channels.set(channel, state);
@@ -127,11 +130,12 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
 
   /** When this channel may send next (now or later). */
   const readyAt = (state: ChannelState, now: number): number => {
-    const slowHold = state.slowExempt ? -Infinity : state.slowHoldUntil;
+    const slowExempt = isSlowExempt(state);
+    const slowHold = slowExempt ? -Infinity : state.slowHoldUntil;
     if (!limits) return Math.max(now, state.holdUntil, slowHold);
     let at = Math.max(freeAt(allMessages, now, limits.moderatorMessages, inFlight), state.holdUntil);
-    if (!state.moderator) {
-      const interval = Math.max(limits.minIntervalMs, state.slowExempt ? 0 : state.slowMs);
+    if (!isModerator(state)) {
+      const interval = Math.max(limits.minIntervalMs, slowExempt ? 0 : state.slowMs);
       at = Math.max(at, freeAt(userMessages, now, limits.userMessages, inFlightUser), state.lastSentAt + interval, slowHold);
     }
     return at;
@@ -152,10 +156,10 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
   const send = (state: ChannelState, now: number): void => {
     const item = state.waiting.shift()!;
     let text = item.text;
-    const repeat = limits && !state.moderator && text === state.lastText && now - state.lastSentAt < limits.duplicateWindowMs;
+    const moderator = isModerator(state);
+    const repeat = limits && !moderator && text === state.lastText && now - state.lastSentAt < limits.duplicateWindowMs;
     // A re-sent line repeats no delivered line: the one it would match was refused.
     if (repeat && item.ticket !== null) text = withDuplicateSuffix(text, maxLength);
-    const moderator = state.moderator;
     const { ticket } = item;
     inFlight += 1;
     if (!moderator) inFlightUser += 1;
@@ -246,12 +250,12 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
 
     setBotState(rawChannel, tags) {
       const state = stateOf(normalizeChannel(rawChannel));
-      const role = chatRoleOf(tags);
-      const moderator = hasRole(role, 'moderator');
-      const slowExempt = hasRole(role, 'vip');
-      if (moderator !== state.moderator || slowExempt !== state.slowExempt) {
-        state.moderator = moderator;
-        state.slowExempt = slowExempt;
+      const wasModerator = isModerator(state);
+      const wasSlowExempt = isSlowExempt(state);
+      state.role = chatRoleOf(tags);
+      const moderator = isModerator(state);
+      const slowExempt = isSlowExempt(state);
+      if (moderator !== wasModerator || slowExempt !== wasSlowExempt) {
         logger.info({ channel: state.name, moderator, vip: slowExempt && !moderator }, moderator
           ? 'bot is moderator or broadcaster here: moderator chat limits apply'
           : slowExempt
@@ -268,8 +272,8 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       state.slowMs = slowMs;
       const channel = state.name;
       if (slowMs === 0) logger.info({ channel, slowSeconds: 0 }, `slow mode is off in #${channel}`);
-      else if (state.slowExempt) {
-        const status = state.moderator ? 'a moderator' : 'a VIP';
+      else if (isSlowExempt(state)) {
+        const status = isModerator(state) ? 'a moderator' : 'a VIP';
         logger.info({ channel, slowSeconds: seconds }, `slow mode of ${seconds} s in #${channel}: the bot is ${status} there, so it does not wait for it`);
       }
       else logger.info({ channel, slowSeconds: seconds }, `slow mode of ${seconds} s in #${channel}: the bot's lines there go at least ${seconds} s apart`);
@@ -307,7 +311,10 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       pump();
     },
 
-    isModerator: (channel) => channels.get(normalizeChannel(channel))?.moderator ?? false,
+    isModerator: (channel) => {
+      const state = channels.get(normalizeChannel(channel));
+      return state !== undefined && isModerator(state);
+    },
 
     pending(channel) {
       if (channel !== undefined) return channels.get(normalizeChannel(channel))?.waiting.length ?? 0;

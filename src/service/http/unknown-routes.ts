@@ -1,7 +1,7 @@
 // Requests the API has no route for: an unknown path is 404 {message}; a known path with the
 // wrong method is 405 {message} with an Allow header. Both are answered before authentication
 // (like a router would), after the edge filter, and before any body is read.
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ErrorResponder } from './error-response.ts';
 import { MESSAGES } from './error-response.ts';
 
@@ -40,6 +40,13 @@ export function registerMethodNotAllowed(
   }
 }
 
+/** Call after the edge filter's hook: this one answers in onRequest too, in the order added. */
 export function registerNotFound(app: FastifyInstance, responder: ErrorResponder): void {
-  app.setNotFoundHandler((request, reply) => responder.send(request, reply, 404, { message: MESSAGES.notFound }));
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => responder.send(request, reply, 404, { message: MESSAGES.notFound });
+  // The not-found handler alone would run after the body was read and parsed (a bad one would
+  // answer 422 or 413 for a path that does not exist): answer before that.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return notFound(request, reply);
+  });
+  app.setNotFoundHandler(notFound);
 }

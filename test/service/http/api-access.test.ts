@@ -94,6 +94,16 @@ describe('routing', () => {
     expect(answer.status).toBe(405);
   });
 
+  it.each([
+    ['malformed JSON', '{bad', 'application/json'],
+    ['a body over the limit', `{"x":"${'x'.repeat(70_000)}"}`, 'application/json'],
+    ['a content type the API does not take', 'x', 'text/plain'],
+  ])('answers 404 for an unknown path without reading its body: %s', async (_label, raw, type) => {
+    const answer = await server.call('/nope', { method: 'POST', key: null, raw, headers: { 'Content-Type': type } });
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({ message: 'Not Found.' });
+  });
+
   it('serves HEAD wherever GET is served', async () => {
     const answer = await server.call('/template', { method: 'HEAD' });
     expect(answer.status).toBe(200);

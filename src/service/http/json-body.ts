@@ -1,7 +1,8 @@
 // Request bodies of the API: JSON only, at most `bodyLimitBytes`. Fastify counts the bytes as
 // they stream in and stops reading at the limit (413), also for chunked bodies with no
 // Content-Length, and refuses a declared Content-Length over the limit before reading at all.
-// Malformed JSON, other content types and prototype-poisoning keys are 422 on `errors.body`.
+// Malformed JSON, other content types, encoded (compressed) bodies and prototype-poisoning keys
+// are 422 on `errors.body`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validationError } from '../types.ts';
 
@@ -10,7 +11,14 @@ export const BODY_MESSAGES = {
   invalidJson: 'The request body is not valid JSON.',
   notJson: 'The request body must be JSON sent with Content-Type: application/json.',
   poisoned: 'The request body must not contain "__proto__" or "constructor.prototype" keys.',
+  encoded: 'The request body must be sent as is: no Content-Encoding (gzip, deflate, br) is taken.',
 } as const;
+
+/** Whether the body says it is compressed (or otherwise encoded): it is never decoded, so never read as JSON. */
+function isEncoded(request: FastifyRequest): boolean {
+  const encoding = request.headers['content-encoding'];
+  return encoding !== undefined && encoding.trim().toLowerCase() !== 'identity' && encoding.trim() !== '';
+}
 
 export function bodyError(message: string) {
   return validationError({ body: [message] });
@@ -67,7 +75,8 @@ export function registerJsonBodyParsers(app: FastifyInstance, bodyLimitBytes: nu
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'string', bodyLimit: bodyLimitBytes },
-    (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      if (isEncoded(request)) return done(bodyError(BODY_MESSAGES.encoded));
       try {
         done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
       } catch (error) {

@@ -113,6 +113,24 @@ describe('JSON bodies', () => {
     expect(errorFields(answer)).toEqual(['body']);
   });
 
+  it.each(['gzip', 'deflate, gzip', 'br'])('refuses a body sent with Content-Encoding %s (never decoded, so never read as JSON), and writes nothing', async (encoding) => {
+    const before = server.dump();
+    const answer = await server.call('/template', {
+      method: 'PUT', raw: JSON.stringify({ scope: 'independent', values: { 'bubble.gap': 3 } }), headers: { 'Content-Encoding': encoding },
+    });
+    expect(answer.status).toBe(422);
+    expect(errorFields(answer)).toEqual(['body']);
+    expect(answer.body.message).toMatch(/Content-Encoding/);
+    expect(server.dump()).toEqual(before);
+  });
+
+  it('takes a body sent with Content-Encoding: identity', async () => {
+    const answer = await server.call('/template', {
+      method: 'PUT', raw: JSON.stringify({ scope: 'independent', values: { 'bubble.gap': 3 } }), headers: { 'Content-Encoding': 'identity' },
+    });
+    expect(answer.status).toBe(200);
+  });
+
   it('refuses a write with no body at all with 422 on errors.body', async () => {
     const answer = await server.call('/viewers/unlock-skin', { method: 'POST' });
     expect(answer.status).toBe(422);

@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAuthenticationHook } from './authentication.ts';
+import { createClientErrorHandler } from './client-errors.ts';
 import { createEdgeFilterHook } from './edge-filter.ts';
 import { createApiErrorHandler } from './error-handler.ts';
 import { createErrorResponder, MESSAGES } from './error-response.ts';
@@ -116,6 +117,7 @@ export function apiServerOptions(
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     frameworkErrors: createFrameworkErrorHandler(options.redirectErrors ?? true, options.prefix ?? DEFAULT_PREFIX),
+    clientErrorHandler: createClientErrorHandler(requestTimeoutMs),
   };
 }
 

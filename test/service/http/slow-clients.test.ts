@@ -1,4 +1,5 @@
-// Clients that are slow to send, or that hang up half-way, over a real socket: a request must
+// Clients that are slow to send, send what is not HTTP, or hang up half-way, over a real socket:
+// bytes Node cannot read as a request are 400 or 431 {message}; a request must
 // arrive whole within the request timeout (then 408 and the connection closes); an answer sent
 // before the body arrived (a 401) closes the connection instead of reading the rest of the body;
 // a client that hangs up mid-body is no server fault in the logs.
@@ -38,12 +39,50 @@ function halfSentPut(origin: string, key: string | null): Promise<RawClient> {
   });
 }
 
+/** Sends `text` as is on a new connection; resolves with all the server sent once it closed the connection. */
+function rawExchange(origin: string, text: string): Promise<string> {
+  const { port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(text));
+    socket.on('data', (chunk) => { received += String(chunk); });
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
+/** The JSON body of a raw HTTP answer. */
+function bodyOf(answer: string): unknown {
+  return JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+}
+
+describe('requests Node cannot read as HTTP', () => {
+  it.each([
+    ['a Content-Length that is not a number', 'Content-Length: abc\r\n'],
+    ['two different Content-Lengths', 'Content-Length: 2\r\nContent-Length: 3\r\n'],
+  ])('answers %s with 400 {message} and closes the connection', async (_label, header) => {
+    server = await startApiTestServer();
+    const answer = await rawExchange(server.origin, `PUT /api/v1/template HTTP/1.1\r\nHost: 127.0.0.1\r\n${header}\r\n{}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(bodyOf(answer)).toEqual({ message: 'Bad Request: the request could not be read as HTTP.' });
+  });
+
+  it('answers headers over the size limit with 431 {message}', async () => {
+    server = await startApiTestServer();
+    const answer = await rawExchange(server.origin, `GET /api/v1/template HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(bodyOf(answer)).toEqual({ message: expect.stringMatching(/^Request Header Fields Too Large: the headers are over \d+ bytes\.$/) });
+  });
+});
+
 describe('slow and vanishing clients', () => {
   it('answers a request that does not arrive whole in time with 408 and closes its connection', async () => {
     server = await startApiTestServer({ requestTimeoutMs: 500 });
     const client = await halfSentPut(server.origin, server.keys.alice);
     await client.closed;
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(bodyOf(client.received())).toEqual({ message: 'Request Timeout: the request did not arrive whole within 0.5 s.' });
   });
 
   it('closes the connection of a request refused before its body arrived, instead of reading the rest', async () => {

@@ -30,11 +30,13 @@ export function acceptsJsonFirst(accept: string | undefined): boolean {
 }
 
 const SAFE_LOCATION = /^[\x21-\x7e]+$/;
+/** A web page: an http(s) address, or a path on this host (not `//host`, which names another host). */
+const WEB_PAGE = /^(?:https?:\/\/|\/(?!\/))/i;
 
 /** Where an error of `status` redirects to. */
 export function redirectLocation(status: number, referer: string | undefined): string {
   if (status === 401) return '/login';
-  // Only a plain header value is echoed back; anything odd falls back to the root.
-  if (referer && referer.length <= 2048 && SAFE_LOCATION.test(referer)) return referer;
+  // Only a plain header value naming a web page is echoed back; anything else falls back to the root.
+  if (referer && referer.length <= 2048 && SAFE_LOCATION.test(referer) && WEB_PAGE.test(referer)) return referer;
   return '/';
 }

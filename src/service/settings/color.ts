@@ -1,6 +1,9 @@
 // The colour rule of the settings (DESIGN.md "Setting values"): `#rgb`, `#rgba`, `#rrggbb`,
 // `#rrggbbaa` or `transparent`, any case. The normal form is lowercase, expanded to 6 or 8
-// digits, and every fully transparent colour (alpha 00) is the word `transparent`.
+// digits, and every fully transparent colour (alpha 00) is the word `transparent`. CSS colour
+// names and rgb()/hsl() functions (in gradients, and names typed in chat) are read by
+// color-string and stored in that normal form.
+import colorString from 'color-string';
 
 export const TRANSPARENT = 'transparent';
 
@@ -40,6 +43,28 @@ export function hslToRgb(hue: number, saturation: number, lightness: number): [n
     return (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))) * 255;
   };
   return [channel(0), channel(8), channel(4)];
+}
+
+const COLOR_NAME = /^[a-z]+$/i;
+
+/** A CSS colour name (CSS Color 4's list, any case) in the normal form, or undefined. */
+export function namedColor(name: string): string | undefined {
+  const rgba = COLOR_NAME.test(name) ? colorString.get.rgb(name) : null;
+  return rgba ? rgbaToColor(rgba[0]!, rgba[1]!, rgba[2]!, rgba[3]) : undefined;
+}
+
+/**
+ * A CSS rgb(), rgba(), hsl() or hsla() colour in the normal form, or undefined when it cannot be
+ * read: commas or spaces, channels as numbers or percentages, a hue with or without `deg`,
+ * an alpha as a number or a percentage (after a comma or `/`).
+ */
+export function colorFunction(text: string): string | undefined {
+  const parsed = colorString.get(text);
+  if (parsed === null) return undefined;
+  const [first = 0, second = 0, third = 0, alpha = 1] = parsed.value;
+  if (parsed.model === 'rgb') return rgbaToColor(first, second, third, alpha);
+  if (parsed.model === 'hsl') return rgbaToColor(...hslToRgb(first, second, third), alpha);
+  return undefined;
 }
 
 function clamp(value: number, min: number, max: number): number {

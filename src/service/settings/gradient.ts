@@ -3,8 +3,7 @@
 // compare equal as strings. gradient-parser reads the text; the normal form is built here.
 // The grammar and the normal form are documented in docs/settings.md (see settings-docs.ts).
 import { parse } from 'gradient-parser';
-import { hslToRgb, normalizeColor, rgbaToColor, TRANSPARENT } from './color.ts';
-import { NAMED_COLORS } from './named-colors.ts';
+import { colorFunction, namedColor, normalizeColor } from './color.ts';
 
 export type GradientResult = { ok: true; value: string } | { ok: false; error: string };
 
@@ -79,7 +78,7 @@ function normalizeGradientText(text: string): string {
   if (/^(repeating-)?linear-gradient\( ?(left|right|top|bottom|center)\b/.test(text)) {
     throw new GradientRefusal('write the direction with "to", for example "to right"');
   }
-  const ast = parseGradientList(text);
+  const ast = parseGradientList(withHexColorFunctions(text));
   if (ast.length !== 1) {
     throw new GradientRefusal(ast.length === 0 ? 'it is not a gradient' : 'write one gradient, not a list of gradients');
   }
@@ -95,6 +94,21 @@ function normalizeGradientText(text: string): string {
     default:
       throw new GradientRefusal('only linear and radial gradients are accepted');
   }
+}
+
+const COLOR_FUNCTION = /\b(?:rgba?|hsla?)\([^()]*\)/g;
+
+/**
+ * The text with every rgb()/hsl() colour written as hex: gradient-parser reads only some of
+ * their CSS forms (no percentages, negative or `deg` hues, percentage alphas), color-string reads
+ * them all.
+ */
+function withHexColorFunctions(text: string): string {
+  return text.replace(COLOR_FUNCTION, (call) => {
+    const color = colorFunction(call);
+    if (color === undefined) throw new GradientRefusal(`"${call.length > 40 ? `${call.slice(0, 40)}…` : call}" is not a colour`);
+    return color;
+  });
 }
 
 function parseGradientList(text: string): GradientAstNode[] {
@@ -311,37 +325,15 @@ function stopColor(node: ColorStopNode): string {
     }
     case 'literal': {
       const name = String(value);
-      if (name === TRANSPARENT) return TRANSPARENT;
-      const hex = NAMED_COLORS.get(name);
-      if (hex === undefined) throw new GradientRefusal(`"${name}" is not a colour name`);
-      return hex;
-    }
-    case 'rgb':
-    case 'rgba': {
-      const [r, g, b, a] = colorArguments(value, node.type);
-      return rgbaToColor(r, g, b, a);
-    }
-    case 'hsl':
-    case 'hsla': {
-      const [h, s, l, a] = colorArguments(value, node.type);
-      const [r, g, b] = hslToRgb(h, s, l);
-      return rgbaToColor(r, g, b, a);
+      const color = namedColor(name);
+      if (color === undefined) throw new GradientRefusal(`"${name}" is not a colour name`);
+      return color;
     }
     case 'var':
       throw new GradientRefusal('CSS variables are not accepted in gradients');
     default:
       throw new GradientRefusal(`colours of type "${node.type}" are not accepted`);
   }
-}
-
-/** Three channels and an alpha (1 when absent), all finite numbers. */
-function colorArguments(value: ColorStopNode['value'], fn: string): [number, number, number, number] {
-  const parts = Array.isArray(value) ? value : [];
-  const numbers = parts.map((p) => Number.parseFloat(p));
-  if (parts.length < 3 || parts.length > 4 || numbers.some((n) => !Number.isFinite(n))) {
-    throw new GradientRefusal(`the ${fn}() colour is not valid`);
-  }
-  return [numbers[0]!, numbers[1]!, numbers[2]!, numbers[3] ?? 1];
 }
 
 function boundedNumber(text: string, min: number): number {

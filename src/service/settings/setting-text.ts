@@ -3,7 +3,7 @@
 // otherwise left as it is, so the validation and its messages stay the service's alone.
 import { SETTINGS_BY_KEY } from './catalog.ts';
 import type { SettingSpec, SettingValue } from './catalog.ts';
-import { NAMED_COLORS } from './named-colors.ts';
+import { namedColor } from './color.ts';
 import { normalizeSettingValue } from './setting-value.ts';
 import type { SettingValueResult } from './setting-value.ts';
 
@@ -43,7 +43,7 @@ export function settingValueFromText(spec: SettingSpec, text: string): SettingVa
       return value;
     }
     case 'color':
-      return NAMED_COLORS.get(value.toLowerCase()) ?? value;
+      return namedColor(value) ?? value;
     case 'select':
       return value.toLowerCase();
     case 'gradient':

@@ -100,6 +100,14 @@ describe('normalizeGradient: colours', () => {
     ['hsl(240 100% 50%)', '#0000ff'],
     ['hsla(0, 100%, 50%, 0.5)', '#ff000080'],
     ['hsl(0 0% 100% / 0)', 'transparent'],
+    // CSS forms gradient-parser alone could not read (color-string reads them).
+    ['rgb(100%, 0%, 0%)', '#ff0000'],
+    ['rgb(10%,20%,30%)', '#1a334d'],
+    ['rgba(255, 0, 0, 50%)', '#ff000080'],
+    ['rgb(300, -5, 10)', '#ff000a'],
+    ['hsl(-120, 100%, 50%)', '#0000ff'],
+    ['hsl(120deg, 100%, 50%)', '#00ff00'],
+    ['RGB(0, 0, 255)', '#0000ff'],
   ])('stores %s as %s', (color, expected) => {
     expect(normalized(`linear-gradient(${color}, ${color})`)).toBe(`linear-gradient(180deg, ${expected} 0%, ${expected} 100%)`);
   });
@@ -109,9 +117,9 @@ describe('normalizeGradient: colours', () => {
     ['linear-gradient(red, currentcolor)', '"currentcolor" is not a colour name'],
     ['linear-gradient(red, var(--accent))', 'CSS variables are not accepted in gradients'],
     ['linear-gradient(red, #12345)', 'expected a colour'],
-    ['linear-gradient(red, rgb(a, b, c))', 'it could not be read'],
-    ['linear-gradient(red, rgb(100%, 0%, 0%))', 'it could not be read'],
-    ['linear-gradient(red, hsl(10%, 50%, 50%))', 'it could not be read'],
+    ['linear-gradient(red, rgb(a, b, c))', '"rgb(a, b, c)" is not a colour'],
+    ['linear-gradient(red, rgb(255, 0))', '"rgb(255, 0)" is not a colour'],
+    ['linear-gradient(red, hsl(10%, 50%, 50%))', '"hsl(10%, 50%, 50%)" is not a colour'],
   ])('refuses the colours of %s', (input, reason) => {
     expect(refusal(input)).toContain(reason);
   });

@@ -134,7 +134,11 @@ export default definePlugin({
       run: (call) => answering(call, async () => {
         const viewer = await signIn(call.user);
         const listing = `${typedPrefix(call, SKIN_NAMES)}skins lists yours.`;
-        if (viewer.remote) throw new ChatRefusal(`${REMOTE_PICK} ${listing}`);
+        if (viewer.remote) {
+          // Nothing is picked through a remote service: like any refused pick, it costs no cooldown.
+          call.giveBackCooldown();
+          throw new ChatRefusal(`${REMOTE_PICK} ${listing}`);
+        }
         const typed = call.args.name === undefined ? undefined : typedName(call.args.name);
         if (typed === undefined || typed === '') {
           // Showing is not a pick: the next !skin <name> need not wait for the cooldown.

@@ -22,7 +22,7 @@ export type {
   TemplateUpdateResult, UnlockResult, UpdateTemplateRequest, ViewerById, ViewerIdentifier, ViewerSkinRef,
 } from './client/overlay-style-client.ts';
 
-export { isOverlayStyleError, OverlayStyleError } from './client/overlay-style-error.ts';
+export { isOverlayStyleError, isServiceSideError, OverlayStyleError } from './client/overlay-style-error.ts';
 export type { OverlayStyleErrorKind } from './client/overlay-style-error.ts';
 /** An OverlayStyleError as one short chat line (`bubble.width must be an integer between 0 and 10000.`). */
 export { overlayErrorLine } from './client/overlay-error-line.ts';

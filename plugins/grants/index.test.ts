@@ -10,6 +10,7 @@ import { chatAnswers } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
 import { startPluginWorld } from '../../test/host/plugin-world.ts';
 import { broadcasterTags, moderatorTags, viewerTags, vipTags } from '../../test/host/irc-tags.ts';
+import { LEVEL } from '../../test/host/log-capture.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
 
 const FIXTURE = {
@@ -203,5 +204,16 @@ describe('grants plugin: remote service (HTTP client, bundled server on a real s
     expect(w.requests).toEqual(expect.arrayContaining([
       'GET /api/v1/skins', 'POST /api/v1/viewers/unlock-skin', 'DELETE /api/v1/viewers/unlock-skin', 'GET /api/v1/viewers/viewer_one/skins',
     ]));
+  });
+
+  it('a base URL without the API prefix: the streamer is told to check the settings (in chat and the log), nobody is said to be missing', async () => {
+    const w = await startRemotePluginWorld({ fixture: FIXTURE, plugins: { grants: {} }, basePath: '' });
+    const check = '@Mod_mia the overlay service gave an answer the bot cannot read; the streamer should check the service settings.';
+    expect(await remoteChatAnswers(w.test, '!revoke viewer_one neon', moderatorTags())).toEqual([check]);
+    expect(await remoteChatAnswers(w.test, '!grant viewer_one neon', moderatorTags())).toEqual([check]);
+    expect(w.requests).toContain('GET /skins');
+    const warnings = w.test.logs.filter((entry) => entry.level === LEVEL.warn && entry.msg === 'overlay service call failed');
+    expect(warnings).toHaveLength(2);
+    expect(JSON.stringify(warnings[0])).toContain('without the spec\'s error body');
   });
 });

@@ -5,7 +5,10 @@
 //                               most, fewer when they would not fit one chat message, "+N more")
 // Every write goes to one overlay (config presetId, else the account's default overlay) in the
 // scope that changes that overlay alone; see overlay-values.ts. docs/commands.md has the replies.
-import { coerceChatValue, definePlugin, findSetting, fittedList, isOverlayStyleError, overlayErrorLine, quotedTyped, typedName, typedPrefix, z } from '../../src/sdk.ts';
+import {
+  answerInChat, ChatRefusal, coerceChatValue, definePlugin, findSetting, fittedList, isOverlayStyleError, overlayErrorLine, quotedTyped, typedName,
+  typedPrefix, z,
+} from '../../src/sdk.ts';
 import type { CommandInvocation, SettingsPatch, TemplateSettingsView } from '../../src/sdk.ts';
 import { describeReset, describeSetting, shownValue, writeScopeFor } from './overlay-values.ts';
 import { themesSchema } from './themes.ts';
@@ -25,9 +28,6 @@ const configSchema = z.strictObject({
   themes: themesSchema.prefault({}),
 });
 
-/** A refusal the chatter should read, as opposed to a failure for the log. */
-class ChatRefusal extends Error {}
-
 export default definePlugin({
   name: 'style',
   config: configSchema,
@@ -35,25 +35,8 @@ export default definePlugin({
   setup(ctx) {
     const { presetId, themes } = ctx.config;
 
-    /** Runs `work`; an overlay service error becomes one reply line (failures of the service also a warning in the log). */
-    async function answering(call: CommandInvocation, work: () => Promise<string>): Promise<void> {
-      let line: string;
-      try {
-        line = await work();
-      } catch (error) {
-        if (error instanceof ChatRefusal) {
-          line = error.message;
-        } else if (isOverlayStyleError(error)) {
-          if (error.kind !== 'service' || error.status >= 500 || error.status === 429) {
-            ctx.logger.warn({ err: error, command: call.command }, 'overlay service call failed');
-          }
-          line = overlayErrorLine(error);
-        } else {
-          throw error;
-        }
-      }
-      await call.reply(line);
-    }
+    /** Runs `work`; an overlay service error becomes one reply line (a fault of the service also a warning in the log). */
+    const answering = (call: CommandInvocation, work: () => Promise<string>) => answerInChat(call, work, { logger: ctx.logger });
 
     /** A configured presetId that names no overlay of the channel: said in the log once, for the streamer. */
     let toldMissingOverlay = false;

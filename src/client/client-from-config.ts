@@ -3,7 +3,9 @@
 // (and report errors with the file and path).
 import { z } from 'zod';
 import type { Dispatcher } from 'undici';
+import { baseUrlProblem } from './base-url.ts';
 import { createHttpClient } from './http-client.ts';
+import type { HttpClientOptions } from './http-client.ts';
 import { createInProcessClient } from './in-process-client.ts';
 import type { BundledOperations } from './in-process-client.ts';
 import type { OverlayStyleClient } from './overlay-style-client.ts';
@@ -13,7 +15,11 @@ export const overlayClientConfigSchema = z.discriminatedUnion('mode', [
   z.strictObject({
     mode: z.literal('remote'),
     /** The remote API's {base_url}, prefix included. */
-    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://example.com/api/v1' }),
+    baseUrl: z.string({ error: 'must be an http(s) URL such as https://example.com/api/v1' }).superRefine((value, check) => {
+      const problem = baseUrlProblem(value);
+      // The config error repeats the value it refuses, unless that could show a secret.
+      if (problem !== undefined) check.addIssue({ code: 'custom', message: problem.message, input: problem.mayHoldSecret ? undefined : value });
+    }),
     apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'must be the API key token (visible characters, no spaces)'),
     userAgent: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive().optional(),
@@ -30,6 +36,8 @@ export interface OverlayClientDependencies {
   bundled?: { operations: BundledOperations; accountId: number };
   /** undici dispatcher for `mode: remote`. */
   dispatcher?: Dispatcher;
+  /** For `mode: remote`: told of every wait before a retry (HttpClientOptions.logger). */
+  logger?: HttpClientOptions['logger'];
 }
 
 export function createOverlayClientFromConfig(
@@ -48,5 +56,9 @@ export function createOverlayClientFromConfig(
     return createInProcessClient(dependencies.bundled.operations, dependencies.bundled.accountId);
   }
   const { mode: _mode, ...http } = section;
-  return createHttpClient({ ...http, ...(dependencies.dispatcher ? { dispatcher: dependencies.dispatcher } : {}) });
+  return createHttpClient({
+    ...http,
+    ...(dependencies.dispatcher ? { dispatcher: dependencies.dispatcher } : {}),
+    ...(dependencies.logger ? { logger: dependencies.logger } : {}),
+  });
 }

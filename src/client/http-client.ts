@@ -25,6 +25,7 @@ import { getGlobalDispatcher } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest } from './overlay-style-client.ts';
+import { parseBaseUrl } from './base-url.ts';
 import { fromServiceError, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
 import { ServiceError } from '../service/types.ts';
 import { checkIdentifier, checkIdParam, encodeJsonBody, encodePathSegment } from './request-checks.ts';
@@ -59,6 +60,8 @@ export interface HttpClientOptions {
   dispatcher?: Dispatcher;
   /** How the client waits between attempts; default a timer. Tests pass a recorder. */
   sleep?: (ms: number) => Promise<void>;
+  /** Told of every wait before a retry (a 429's Retry-After can be a minute): the host logs them. */
+  logger?: { warn(details: object, message: string): void };
 }
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -102,29 +105,6 @@ function integerOption(name: string, value: number | undefined, fallback: number
     throw new TypeError(`createHttpClient: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
   }
   return value;
-}
-
-interface Endpoint {
-  origin: string;
-  /** Path of the base URL without a trailing slash ('' for the root). */
-  basePath: string;
-}
-
-function parseBaseUrl(baseUrl: unknown): Endpoint {
-  if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl)) {
-    throw new TypeError(`createHttpClient: baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8080/api/v1, got ${JSON.stringify(baseUrl)}`);
-  }
-  const url = new URL(baseUrl);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`createHttpClient: baseUrl must use http or https, got ${url.protocol}`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new TypeError('createHttpClient: baseUrl must not carry credentials; pass the API key as apiKey');
-  }
-  if (url.search !== '' || url.hash !== '') {
-    throw new TypeError('createHttpClient: baseUrl must not have a query or fragment');
-  }
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -209,19 +189,20 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     } catch (error) {
       if (error instanceof AttemptFailure) throw error;
       if (controller.signal.aborted) {
+        // No period: a logger shows the cause's message after a colon.
         const timeout = new OverlayStyleError({
-          status: 0, kind: 'timeout', message: `${describe(call)} got no complete answer within ${timeoutMs} ms.`, cause: error,
+          status: 0, kind: 'timeout', message: `${describe(call)} got no complete answer within ${timeoutMs} ms`, cause: error,
         });
         throw new AttemptFailure(timeout, true, true);
       }
       const code = errorCode(error);
       const notSent = code !== undefined && NOT_SENT_ERROR_CODES.has(code);
       const maybeSent = code !== undefined && MAYBE_SENT_ERROR_CODES.has(code);
-      const reason = error instanceof Error ? error.message : String(error);
+      // The cause's message (which a logger shows after this one) says the rest.
       const network = new OverlayStyleError({
         status: 0,
         kind: 'network',
-        message: `${describe(call)} failed: ${reason}${code !== undefined && !reason.includes(code) ? ` (${code})` : ''}`,
+        message: `${describe(call)} failed${code === undefined ? '' : ` (${code})`}`,
         cause: error,
       });
       throw new AttemptFailure(network, !notSent, notSent || maybeSent);
@@ -268,12 +249,27 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     }
     const retryAfterMs = parseRetryAfterMs(headerValue(answer.headers, 'retry-after'), Date.now());
     const envelope = errorEnvelope.safeParse(parseJson(answer.text));
+    if (!envelope.success && status >= 400 && status < 500 && status !== 429) {
+      // Not the service's refusal but something else's answer (a web server's or a framework's
+      // "no such route", a proxy's page): the base URL is wrong or something in between refused.
+      return new OverlayStyleError({
+        status,
+        kind: 'invalid_response',
+        message: `${describe(call)} answered ${status} without the spec's error body ({"message": ...}); `
+          + 'check that baseUrl is the API base URL with its prefix (e.g. http://host:port/api/v1).',
+      });
+    }
     return new OverlayStyleError({
       status,
       message: envelope.success ? envelope.data.message : `${describe(call)} failed with HTTP ${status}.`,
       errors: envelope.success ? envelope.data.errors : undefined,
       retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
     });
+  }
+
+  async function waitToRetry(call: Call, waitMs: number, reason: string): Promise<void> {
+    options.logger?.warn({ call: describe(call), waitMs, reason }, `overlay service call held up, ${reason}: trying again in ${waitMs} ms`);
+    await sleep(waitMs);
   }
 
   /** Sends `call`, retrying as the policy allows; resolves with a 2xx answer. */
@@ -287,7 +283,10 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         if (!(failure instanceof AttemptFailure)) throw failure;
         const mayRepeat = failure.retryable && (call.idempotent || !failure.maybeSent);
         if (!canRetry || !mayRepeat) throw failure.error;
-        await sleep(backoffDelayMs(retry, policy));
+        const reason = failure.error.kind === 'timeout'
+          ? `no complete answer within ${timeoutMs} ms`
+          : `the connection failed${failure.error.cause === undefined ? '' : `: ${errorCode(failure.error.cause) ?? String(failure.error.cause)}`}`;
+        await waitToRetry(call, backoffDelayMs(retry, policy), reason);
         continue;
       }
       const { status } = answer;
@@ -297,12 +296,12 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       if (status === 429) {
         const wait = retryAfterMs ?? backoffDelayMs(retry, policy);
         if (!canRetry || wait > policy.maxRetryAfterMs) throw error;
-        await sleep(wait);
+        await waitToRetry(call, wait, 'the service is rate limiting (429)');
         continue;
       }
       if (RETRYABLE_STATUSES.has(status) && call.idempotent && canRetry) {
         if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) throw error;
-        await sleep(retryAfterMs ?? backoffDelayMs(retry, policy));
+        await waitToRetry(call, retryAfterMs ?? backoffDelayMs(retry, policy), `the service answered ${status}`);
         continue;
       }
       throw error;

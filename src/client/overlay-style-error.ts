@@ -55,9 +55,23 @@ export function unsupportedByRemote(operation: string): OverlayStyleError {
   });
 }
 
-/** Whether `error` is an OverlayStyleError with `status` (for `catch` blocks in plugins). */
+/**
+ * Whether `error` is an OverlayStyleError; with `status`, whether it is the service's own
+ * refusal with that status (kind `service`), not an answer from something else in its place (a
+ * wrong base URL's 404 page is `invalid_response`), for `catch` blocks in plugins.
+ */
 export function isOverlayStyleError(error: unknown, status?: number): error is OverlayStyleError {
-  return error instanceof OverlayStyleError && (status === undefined || error.status === status);
+  return error instanceof OverlayStyleError && (status === undefined || (error.kind === 'service' && error.status === status));
+}
+
+/**
+ * Whether the cause lies with the service or with how the bot reaches it, not with the request:
+ * it is away, busy or failing, refuses the bot's key or access (401, 403), or something else
+ * answered in its place. Worth a line in the log for the streamer; a refusal of the request itself
+ * (404, 422) is only answered.
+ */
+export function isServiceSideError(error: OverlayStyleError): boolean {
+  return error.kind !== 'service' || error.status >= 500 || error.status === 429 || error.status === 401 || error.status === 403;
 }
 
 /**

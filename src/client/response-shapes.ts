@@ -69,8 +69,12 @@ export function messageDataEnvelope<T extends z.ZodType>(data: T) {
 /** `{ message }`: the error envelope, and the revoke answer. */
 export const messageEnvelope = z.object({ message: z.string() });
 
-/** `{ message, errors? }` of an error response; `errors` kept only when it is field -> string[]. */
-export const errorEnvelope = z.object({
+/**
+ * `{ message, errors? }` of an error response, and nothing else (the spec's error body): a
+ * framework's own `{ message, error, statusCode }` is not the service's answer. `errors` is kept
+ * only when it is field -> string[].
+ */
+export const errorEnvelope = z.strictObject({
   message: z.string(),
   errors: z.record(z.string(), z.array(z.string())).optional().catch(undefined),
 });

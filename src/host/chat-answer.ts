@@ -1,7 +1,7 @@
 // How a command answers in one chat line: what its work returned, a refusal meant for the
 // chatter, or a short line for an overlay service error (logged when it is not the caller's fault).
 import { overlayErrorLine } from '../client/overlay-error-line.ts';
-import { isOverlayStyleError } from '../client/overlay-style-error.ts';
+import { isOverlayStyleError, isServiceSideError } from '../client/overlay-style-error.ts';
 import type { OverlayStyleError } from '../client/overlay-style-error.ts';
 import type { CommandInvocation } from './plugin-api.ts';
 
@@ -17,21 +17,19 @@ export interface AnswerOptions {
 }
 
 /** Replies with `work`'s line; other errors propagate, so the host reports the command as failed. */
-export async function answerInChat(call: Pick<CommandInvocation, 'reply'>, work: () => Promise<string>, options: AnswerOptions): Promise<void> {
+export async function answerInChat(call: Pick<CommandInvocation, 'reply'> & Partial<Pick<CommandInvocation, 'command'>>, work: () => Promise<string>, options: AnswerOptions): Promise<void> {
   let line: string;
   try {
     line = await work();
   } catch (error) {
     if (error instanceof ChatRefusal) line = error.message;
-    else if (isOverlayStyleError(error)) line = options.describe?.(error) ?? standardLine(error, options.logger);
+    else if (isOverlayStyleError(error)) line = options.describe?.(error) ?? standardLine(error, options.logger, call.command);
     else throw error;
   }
   await call.reply(line);
 }
 
-function standardLine(error: OverlayStyleError, logger: AnswerOptions['logger']): string {
-  if (error.kind !== 'service' || error.status >= 500 || error.status === 429) {
-    logger.warn({ err: error }, 'overlay service call failed');
-  }
+function standardLine(error: OverlayStyleError, logger: AnswerOptions['logger'], command: string | undefined): string {
+  if (isServiceSideError(error)) logger.warn({ err: error, command }, 'overlay service call failed');
   return overlayErrorLine(error);
 }

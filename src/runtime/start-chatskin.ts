@@ -94,7 +94,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     cleanups.push(() => closeServer(app));
 
     const overlayClient = createOverlayClientFromConfig(config.service, {
-      bundled: { operations: service, accountId: account.id },
+      bundled: { operations: service, accountId: account.id }, logger: logger.child({ component: 'overlay-client' }),
     });
     const transports = createChatTransports(config, {
       logger, service, gateway, account, app,

@@ -26,13 +26,29 @@ describe('createOverlayClientFromConfig', () => {
     expect(authorization).toBe('Bearer cs_live_abc');
   });
 
+  it('hands the HTTP client the logger, which hears of each wait before a retry', async () => {
+    const origin = mockAgent.get('https://style.example');
+    origin.intercept({ path: '/api/v1/skins' }).reply(429, { message: 'Too Many Attempts.' }, { headers: { 'retry-after': '0' } });
+    origin.intercept({ path: '/api/v1/skins' }).reply(200, { data: [] });
+    const warnings: string[] = [];
+    const client = createOverlayClientFromConfig(
+      { mode: 'remote', baseUrl: 'https://style.example/api/v1', apiKey: 'cs_live_abc' },
+      { dispatcher: mockAgent, logger: { warn: (_details, message) => warnings.push(message) } },
+    );
+    await expect(client.listSkins()).resolves.toEqual([]);
+    expect(warnings).toEqual(['overlay service call held up, the service is rate limiting (429): trying again in 0 ms']);
+  });
+
   it('needs the bundled service for mode bundled', () => {
     expect(() => createOverlayClientFromConfig({ mode: 'bundled' })).toThrow(/needs the bundled service/);
   });
 
   it.each([
     [{ mode: 'remote', apiKey: 'k' }, /baseUrl/],
-    [{ mode: 'remote', baseUrl: 'ftp://x.example/api', apiKey: 'k' }, /must be an http\(s\) URL[\s\S]*at baseUrl/],
+    [{ mode: 'remote', baseUrl: 'ftp://x.example/api', apiKey: 'k' }, /must use http or https[\s\S]*at baseUrl/],
+    [{ mode: 'remote', baseUrl: 'not a url', apiKey: 'k' }, /must be an absolute http\(s\) URL[\s\S]*at baseUrl/],
+    [{ mode: 'remote', baseUrl: 'https://user:pw@x.example/api/v1', apiKey: 'k' }, /must not carry credentials[\s\S]*at baseUrl/],
+    [{ mode: 'remote', baseUrl: 'https://x.example/api/v1?key=1', apiKey: 'k' }, /must not have a query[\s\S]*at baseUrl/],
     [{ mode: 'remote', baseUrl: 'https://x.example/api/v1', apiKey: 'has space' }, /apiKey/],
     [{ mode: 'remote', baseUrl: 'https://x.example/api/v1', apiKey: 'k', maxRetries: 99 }, /maxRetries/],
     [{ mode: 'bundled', baseUrl: 'https://x.example/api/v1' }, /baseUrl/],

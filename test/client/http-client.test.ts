@@ -9,7 +9,7 @@ import { Agent, MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/client/http-client.ts';
 import type { HttpClientOptions } from '../../src/client/http-client.ts';
-import { OverlayStyleError } from '../../src/client/overlay-style-error.ts';
+import { isOverlayStyleError, isServiceSideError, OverlayStyleError } from '../../src/client/overlay-style-error.ts';
 import { DEFAULT_USER_AGENT } from '../../src/client/user-agent.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 
@@ -128,6 +128,27 @@ describe('429 Too Many Attempts', () => {
     expect(error.retryAfter).toBe(1);
     expect(calls()).toBe(3);
     expect(waits).toEqual([1000, 1000]);
+  });
+
+  it('tells its logger of every wait, so a minute\'s Retry-After is not a silent minute', async () => {
+    service().intercept({ path: '/api/v1/template' }).reply(...tooMany('12'));
+    service().intercept({ path: '/api/v1/template' }).reply(503, { message: 'Service Unavailable.' });
+    service().intercept({ path: '/api/v1/template' }).reply(200, { data: TEMPLATE_VIEW }, { headers: JSON_HEADERS });
+    const warnings: Array<{ details: object; message: string }> = [];
+    const logger = { warn: (details: object, message: string) => warnings.push({ details, message }) };
+
+    await client({ logger, backoff: { baseDelayMs: 100, maxDelayMs: 100 } }).getTemplate();
+    expect(warnings).toEqual([
+      {
+        details: { call: `GET ${BASE_URL}/template`, waitMs: 12_000, reason: 'the service is rate limiting (429)' },
+        message: 'overlay service call held up, the service is rate limiting (429): trying again in 12000 ms',
+      },
+      {
+        details: { call: `GET ${BASE_URL}/template`, waitMs: expect.any(Number), reason: 'the service answered 503' },
+        message: expect.stringMatching(/^overlay service call held up, the service answered 503: trying again in \d+ ms$/),
+      },
+    ]);
+    expect(waits).toEqual([12_000, warnings[1]!.details['waitMs' as keyof object]]);
   });
 
   it('gives up at once when Retry-After is longer than maxRetryAfterMs', async () => {
@@ -280,7 +301,7 @@ describe('timeouts, over a real socket', () => {
       const error = await rejection(client({ baseUrl, dispatcher: agent, timeoutMs: 100, maxRetries: 1 }).getTemplate(7));
       expect(error.kind).toBe('timeout');
       expect(error.status).toBe(0);
-      expect(error.message).toBe(`GET ${baseUrl}/template?preset_id=7 got no complete answer within 100 ms.`);
+      expect(error.message).toBe(`GET ${baseUrl}/template?preset_id=7 got no complete answer within 100 ms`);
       expect(received).toEqual(['GET /api/v1/template?preset_id=7', 'GET /api/v1/template?preset_id=7']);
     } finally {
       await agent.destroy();
@@ -389,6 +410,24 @@ describe('error mapping', () => {
     const error = await rejection(client().listSkins());
     expect(error.message).toBe('Bad.');
     expect(error.errors).toBeUndefined();
+  });
+
+  it.each([
+    ['a web server\'s HTML page', 404, '<html><body>404 Not Found</body></html>'],
+    ['a framework\'s own JSON (a route the server does not have)', 404, { message: 'Route GET:/template not found', error: 'Not Found', statusCode: 404 }],
+    ['a proxy\'s refusal page', 403, '<html>Access denied by policy</html>'],
+    ['a JSON body with no message', 400, { error: 'bad' }],
+  ])('reads a 4xx with %s as something else answering in the service\'s place, not as its refusal', async (_label, status, body) => {
+    service().intercept({ path: '/api/v1/viewers/viewer1/skins' }).reply(status, body);
+    const error = await rejection(client().listViewerSkins('viewer1'));
+    expect(error.kind).toBe('invalid_response');
+    expect(error.status).toBe(status);
+    expect(error.message).toBe(`GET ${BASE_URL}/viewers/viewer1/skins answered ${status} without the spec's error body ({"message": ...}); `
+      + 'check that baseUrl is the API base URL with its prefix (e.g. http://host:port/api/v1).');
+    // A plugin asking "did the service say 404?" hears no.
+    expect(isOverlayStyleError(error, status)).toBe(false);
+    expect(isServiceSideError(error)).toBe(true);
+    expect(calls()).toBe(1);
   });
 
   it('treats a 302 as an error and never follows it', async () => {

@@ -26,6 +26,8 @@ export interface RemotePluginWorldOptions {
   fixture: unknown;
   /** The host's `plugins` section: plugin name -> settings. */
   plugins: Record<string, unknown>;
+  /** The base URL's path the client is given; default the API's prefix, `/api/v1`. */
+  basePath?: string;
 }
 
 export interface RemotePluginWorld {
@@ -56,7 +58,7 @@ export async function startRemotePluginWorld(options: RemotePluginWorldOptions):
   app.addHook('onRequest', async (request) => { requests.push(`${request.method} ${request.url}`); });
   await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());
-  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`;
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${options.basePath ?? '/api/v1'}`;
   const agent = new Agent();
   cleanups.push(() => agent.close());
   const client = createHttpClient({ baseUrl, apiKey: token, dispatcher: agent, maxRetries: 0 });

@@ -251,6 +251,17 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
     expect(error.message).not.toContain('has spaces');
   });
 
+  it.each([
+    ['credentials', 'https://bot:hunter2pass@x.example/api/v1', /must not carry credentials/],
+    ['a query', 'https://x.example/api/v1?key=hunter2pass', /must not have a query/],
+  ])('a service.baseUrl with %s is a config error naming the key and line, without echoing the URL', (_label, url, message) => {
+    const error = errorOf(() => loadConfig(write(`service:\n  mode: remote\n  baseUrl: ${url}\n  apiKey: k\n`), {}));
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]).toMatchObject({ path: 'service.baseUrl', line: 3 });
+    expect(error.issues[0]!.message).toMatch(message);
+    expect(error.message).not.toContain('hunter2pass');
+  });
+
   it('bad YAML names the line and keeps the file name', () => {
     const file = write('http:\n  port: 80\n  port: 81\n');
     const error = errorOf(() => loadConfig(file, {}));

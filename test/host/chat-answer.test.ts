@@ -41,6 +41,19 @@ describe('answerInChat', () => {
     expect(r.warnings).toEqual(['overlay service call failed']);
   });
 
+  it.each([
+    [401, 'Unauthenticated.'],
+    [403, 'An active premium subscription is required to use the API.'],
+  ])('logs a %i (the bot\'s key or access: only the streamer can mend it), with the command', async (status, message) => {
+    const r = recorder();
+    const details: object[] = [];
+    const logger = { warn: (obj: object, msg: string) => { details.push(obj); r.logger.warn(obj, msg); } };
+    await answerInChat({ ...r.call, command: 'style' }, async () => { throw new OverlayStyleError({ status, message }); }, { logger });
+    expect(r.replies).toHaveLength(1);
+    expect(r.warnings).toEqual(['overlay service call failed']);
+    expect(details[0]).toMatchObject({ command: 'style' });
+  });
+
   it("uses the plugin's own line where it has one", async () => {
     const r = recorder();
     await answerInChat(r.call, async () => { throw new OverlayStyleError({ status: 404, message: 'x' }); }, {

@@ -4,6 +4,7 @@ import type { CliOptions } from '../main.ts';
 import { configSecrets, resolveConfigPath } from '../config/index.ts';
 import { createLogger, handleProcessFaults, handleShutdownSignals } from '../host/index.ts';
 import { LOCAL_CHAT_SAY_PATH } from '../adapters/index.ts';
+import { checkRemoteService } from '../runtime/remote-service-check.ts';
 import { startChatskin } from '../runtime/start-chatskin.ts';
 import { localBaseUrl, overlayUrl } from '../runtime/public-url.ts';
 import { loadCliConfig, requireArgs } from './cli-context.ts';
@@ -36,4 +37,9 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
   handleShutdownSignals(() => running.close(), { logger });
   handleProcessFaults({ logger, stop: () => running.close() });
+  if (config.service.mode === 'remote') {
+    // After the URLs, so a slow or absent remote does not hold them back.
+    const line = await checkRemoteService(running.overlayClient, logger.child({ component: 'overlay-client' }));
+    process.stdout.write(`  Remote:  ${line}\n`);
+  }
 }

@@ -7,6 +7,7 @@ import type { Config } from '../config/index.ts';
 import { startTwitchRedemptions } from '../adapters/redemptions/index.ts';
 import type { TwitchRedemptions } from '../adapters/redemptions/index.ts';
 import { createOverlayClientFromConfig } from '../client/index.ts';
+import type { OverlayStyleClient } from '../client/index.ts';
 import { createHost } from '../host/index.ts';
 import type { Clock, Host } from '../host/index.ts';
 import { bindLedger } from '../host/redemptions/index.ts';
@@ -33,6 +34,8 @@ export interface RunningChatskin {
   service: StyleService;
   gateway: PushGateway;
   host: Host;
+  /** The plugins' `ctx.overlay`: the bundled service, or the remote one's HTTP client. */
+  overlayClient: OverlayStyleClient;
   transports: StartedTransports;
   /** Channel-point redemptions (EventSub + Helix); idle, with the reason in its status, without Twitch. */
   redemptions: TwitchRedemptions;
@@ -123,7 +126,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
 
     const baseUrl = publicBaseUrl(config, port);
     return {
-      baseUrl, apiUrl: `${baseUrl}${config.api.prefix}`, port, account, service, gateway, host, transports, redemptions,
+      baseUrl, apiUrl: `${baseUrl}${config.api.prefix}`, port, account, service, gateway, host, overlayClient, transports, redemptions,
       close: runCleanups,
     };
   } catch (error) {

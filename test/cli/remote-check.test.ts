@@ -1,0 +1,79 @@
+// `chatskin start` with service.mode remote checks the remote service once at start and says the
+// outcome under its URLs (and in the log): a wrong address or a refused key shows then, not at the
+// first command a moderator types. The host runs either way.
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/index.ts';
+import { startChatskin } from '../../src/runtime/start-chatskin.ts';
+import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
+import { startHost, tempWorkspace } from './cli-process.ts';
+import type { RunningHost } from './cli-process.ts';
+
+let host: RunningHost | undefined;
+let remote: RunningChatskin | undefined;
+afterEach(async () => {
+  await host?.stop();
+  await remote?.close();
+  host = undefined;
+  remote = undefined;
+});
+
+/** A port nothing listens on (taken, then given back). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A bundled chatskin in this process, for the CLI's host to use as its remote service. */
+function startRemote(): Promise<RunningChatskin> {
+  return startChatskin(parseConfig({
+    http: { host: '127.0.0.1', port: 0 },
+    store: { path: join(mkdtempSync(join(tmpdir(), 'chatskin-remote-')), 'db.sqlite') },
+    channel: { login: 'streamer' },
+    localChat: { enabled: false },
+    log: { level: 'silent' },
+  }), { logger: pino({ level: 'silent' }), stdin: null });
+}
+
+async function remoteLine(running: RunningHost): Promise<string> {
+  await expect.poll(() => running.stdout(), { timeout: 10_000 }).toMatch(/Remote: {2}check/);
+  return /Remote: {2}(check.*)/.exec(running.stdout())![1]!;
+}
+
+describe('chatskin start, service.mode remote: the check at start', () => {
+  it('passes against a remote chatskin that accepts the key, naming the overlay the plugins restyle', async () => {
+    remote = await startRemote();
+    await remote.service.setPremium('streamer', true);
+    const { token } = await remote.service.createKey('streamer');
+    const { dir, config } = tempWorkspace(`service: { mode: remote, baseUrl: "${remote.apiUrl}", apiKey: "${token}", maxRetries: 0 }`);
+    host = await startHost(config, { cwd: dir });
+    expect(await remoteLine(host)).toBe('check passed: it accepts the key; plugins restyle its overlay "Main"');
+  });
+
+  it('says a remote that is not there, and logs why, while the host runs on', async () => {
+    const port = await closedPort();
+    const { dir, config } = tempWorkspace(`service: { mode: remote, baseUrl: "http://127.0.0.1:${port}/api/v1", apiKey: csk_wrong, maxRetries: 0 }`);
+    host = await startHost(config, { cwd: dir });
+    expect(await remoteLine(host)).toBe('check failed: the overlay service is not answering; try again in a moment. (details in the log)');
+    expect(host.stderr()).toContain('remote overlay service check failed');
+    expect(host.stderr()).toContain('ECONNREFUSED');
+    const health = await fetch(`${host.baseUrl}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
+  it('says a refused key', async () => {
+    remote = await startRemote();
+    const { dir, config } = tempWorkspace(`service: { mode: remote, baseUrl: "${remote.apiUrl}", apiKey: csk_not_a_key_of_anyone, maxRetries: 0 }`);
+    host = await startHost(config, { cwd: dir });
+    expect(await remoteLine(host)).toBe('check failed: the overlay service does not accept the bot\'s API key. (details in the log)');
+    expect(host.stderr()).not.toContain('csk_not_a_key_of_anyone');
+  });
+});

@@ -7,8 +7,8 @@
 // its login in the store, when `knownViewerId` knows one: a made-up id must never take a real
 // viewer's login (a sign-in moves a login to the id that signs in with it, as a Twitch rename).
 // That look-up is async, so lines are sent one at a time, in the order they came.
-import { createInterface } from 'node:readline';
-import type { Interface } from 'node:readline';
+import type { Transform } from 'node:stream';
+import split2 from 'split2';
 import type { Logger } from 'pino';
 import { pino } from 'pino';
 import type { ChatRole } from '../../host/chat-roles.ts';
@@ -20,6 +20,9 @@ import { LOCAL_LOGIN, resolveLocalChatter } from './local-chat-chatter.ts';
 import { LOCAL_CHAT_SYNTAX, parseLocalChatLine } from './local-chat-line.ts';
 import { defaultUserIdOf, localChatTags, localUserIdOf } from './local-chat-tags.ts';
 import type { LocalChatter } from './local-chat-tags.ts';
+
+/** Longest typed line read (characters): longer ones are skipped unread, so a huge one cannot fill memory. */
+export const MAX_TYPED_LINE_LENGTH = 64 * 1024;
 
 export interface LocalChatOptions {
   /** The channel's login (config `channel.login`). */
@@ -114,7 +117,7 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
   const listeners = createChatListeners(logger);
   const output = options.output ?? null;
   const knownViewerId = options.knownViewerId ?? null;
-  let reader: Interface | null = null;
+  let reader: { stdin: NodeJS.ReadableStream; lines: Transform } | null = null;
   // Lines wait here for the ones before them: a look-up must not let a later line overtake.
   let lastLine: Promise<unknown> = Promise.resolve();
   const inTurn = <T>(step: () => Promise<T>): Promise<T> => {
@@ -223,9 +226,14 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     start() {
       if (reader !== null || !options.stdin) return;
       const stdin = options.stdin;
-      reader = createInterface({ input: stdin, crlfDelay: Infinity, terminal: false });
-      reader.on('line', (line) => void transport.typeLine(line));
-      reader.on('close', () => logger.debug('local chat input ended'));
+      // A line past MAX_TYPED_LINE_LENGTH (a file piped in by mistake) is skipped as it streams,
+      // never held whole: only a line that could be chat is read, and refused if it is too long.
+      // (split2 has skipOverflow; @types/split2 does not list it yet.)
+      const splitting = { maxLength: MAX_TYPED_LINE_LENGTH, skipOverflow: true };
+      const lines = stdin.pipe(split2(splitting));
+      lines.on('data', (line: string) => void transport.typeLine(line));
+      lines.on('end', () => logger.debug('local chat input ended'));
+      reader = { stdin, lines };
       if ((stdin as { isTTY?: boolean }).isTTY === true) {
         print(`Local chat on #${channel}: type to chat as ${defaultLogin}; start with /mod, /vip, /sub, /broadcaster or /as NAME to speak as someone else (/help).`);
       }
@@ -233,7 +241,10 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     },
 
     stop() {
-      reader?.close();
+      if (reader !== null) {
+        reader.stdin.unpipe(reader.lines);
+        reader.lines.destroy();
+      }
       reader = null;
     },
   };

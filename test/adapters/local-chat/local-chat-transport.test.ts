@@ -2,7 +2,7 @@
 // role their prefix asks for, through a real host with a test plugin from a temp folder.
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalChatTransport, LocalChatInputError } from '../../../src/adapters/local-chat/local-chat-transport.ts';
+import { createLocalChatTransport, LocalChatInputError, MAX_TYPED_LINE_LENGTH } from '../../../src/adapters/local-chat/local-chat-transport.ts';
 import type { LocalChatOptions, LocalChatTransport } from '../../../src/adapters/local-chat/local-chat-transport.ts';
 import { localUserIdOf } from '../../../src/adapters/local-chat/local-chat-tags.ts';
 import { parseConfig } from '../../../src/config/load-config.ts';
@@ -109,6 +109,19 @@ describe('local chat through the host', () => {
     expect(chatUserFromTags(own.tags)).toMatchObject({ login: 'chatskin', role: 'everyone' });
     // Only the echo's reply: the bot's "!whoami" was not answered.
     expect(world.printed.filter((line) => line.startsWith('chatskin (bot): '))).toEqual(['chatskin (bot): !whoami\n']);
+  });
+
+  it('skips a line longer than it reads, as it streams (never held whole), and reads the next', async () => {
+    const world = await localWorld();
+    // Written in pieces, as a pipe delivers a file: no newline until the end.
+    for (let i = 0; i < 8; i++) world.stdin.write('x'.repeat(MAX_TYPED_LINE_LENGTH / 4));
+    world.stdin.write('\n');
+    world.stdin.write(`${'y'.repeat(600)}\n`);
+    expect(await world.type('!whoami')).toBe(`who you You everyone ${localUserIdOf('you')}`);
+    // The long-but-readable line was refused with a reason; the huge one left no trace.
+    expect(world.printed.filter((line) => line.startsWith('local chat:'))).toEqual([
+      'local chat: a chat line is at most 500 characters; this one has 600\n',
+    ]);
   });
 
   it('prints why a line was not sent, and the syntax on /help', async () => {

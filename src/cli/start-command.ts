@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { CliOptions } from '../main.ts';
 import { configSecrets, resolveConfigPath } from '../config/index.ts';
 import { createLogger, handleProcessFaults, handleShutdownSignals } from '../host/index.ts';
+import { runOnWithoutOutput } from '../host/lost-output.ts';
 import { LOCAL_CHAT_SAY_PATH } from '../adapters/index.ts';
 import { checkRemoteService } from '../runtime/remote-service-check.ts';
 import { startChatskin } from '../runtime/start-chatskin.ts';
@@ -14,6 +15,9 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   const config = loadCliConfig(options);
   // Logs go to stderr so stdout stays for what a person reads (URLs, local chat).
   const logger = createLogger({ level: config.log.level, secrets: configSecrets(config), destination: process.stderr });
+  // A closed terminal or log pipe loses lines, never the host (with stderr gone, nothing can be said of it).
+  runOnWithoutOutput(process.stderr);
+  runOnWithoutOutput(process.stdout, (error) => logger.warn({ err: error }, 'stdout is closed: the local chat and start lines are no longer printed; still serving'));
   const running = await startChatskin(config, { logger });
   const overlays = await running.service.listOverlays(running.account.id);
   const lines = [

@@ -1,11 +1,13 @@
 // What the CLI prints when a command fails: never a raw stack trace (unless CHATSKIN_DEBUG asks for
-// one), never a secret. A refusal (CliError) is its own message; the usual reasons the server
-// cannot listen name the address, the config key to change and the config file in use; anything
+// one), never a secret. A refusal (CliError) is its own message; a database that cannot be the
+// store, and the usual reasons the server cannot listen, name the file or address, the config key
+// to change and the config file in use; anything
 // else is one line saying it was unexpected and how to see more.
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { CONFIG_DEFAULT_PATH, configSecrets, loadConfig, resolveConfigPath } from '../config/index.ts';
 import { createScrubber, REDACTED } from '../host/logger.ts';
+import { StoreOpenError } from '../service/store/store-open-error.ts';
 import { CliError } from './cli-error.ts';
 
 /** Set (to anything but "", "0" or "false") to print the stack trace of an unexpected error. */
@@ -50,6 +52,8 @@ export function formatFailure(error: unknown, context: FailureContext): string {
   let text: string;
   if (error instanceof CliError || isParseArgsError(error)) {
     text = `chatskin: ${error.message}\n`;
+  } else if (error instanceof StoreOpenError) {
+    text = `chatskin: ${error.message} (store.path in ${context.configFile})\n`;
   } else {
     const listen = listenFailure(error, context);
     const hint = context.debug ? '' : ` (run again with ${DEBUG_ENV}=1 to see the stack trace)`;

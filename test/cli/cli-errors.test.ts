@@ -1,7 +1,8 @@
 // How the real CLI fails: one clear line on stderr and exit code 1, never a raw stack trace
 // unless CHATSKIN_DEBUG asks for it.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
@@ -39,8 +40,8 @@ describe('chatskin start on an address it cannot listen on', () => {
   });
 });
 
-describe('an unexpected error', () => {
-  // A database path that is a folder: SQLite cannot open it, an error no command words itself.
+describe('a database that cannot be the store', () => {
+  // A database path that is a folder: SQLite cannot open it.
   function folderAsDatabase(): { dir: string; config: string } {
     const workspace = tempWorkspace();
     const text = readFileSync(workspace.config, 'utf8').replace(/store: \{[^\n]*\}/, `store: { path: ${JSON.stringify(workspace.dir)} }`);
@@ -48,22 +49,33 @@ describe('an unexpected error', () => {
     return workspace;
   }
 
-  it('is one line saying so and how to see the stack trace; exit code 1', async () => {
+  it('is one line naming the file, why, and the config key to change; exit code 1, with or without CHATSKIN_DEBUG', async () => {
     const { dir, config } = folderAsDatabase();
+    const expected = `chatskin: The database ${dir} cannot be opened: its folder may be missing or read-only, or the path names a folder. (store.path in ${config})\n`;
+    for (const env of [NO_DEBUG, { CHATSKIN_DEBUG: '1' }]) {
+      const result = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(expected);
+    }
+  });
+
+  it('another program\'s database is refused and left exactly as it was', async () => {
+    const { dir, config } = tempWorkspace();
+    const file = join(dir, 'other.sqlite');
+    const other = new DatabaseSync(file);
+    other.exec("CREATE TABLE accounts (x); INSERT INTO accounts VALUES ('theirs')");
+    other.close();
+    const before = readFileSync(file);
+    writeFileSync(config, readFileSync(config, 'utf8').replace(/store: \{[^\n]*\}/, `store: { path: ${JSON.stringify(file)} }`));
     const result = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: dir, env: NO_DEBUG });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('chatskin: unexpected error: unable to open database file (run again with CHATSKIN_DEBUG=1 to see the stack trace)\n');
+    expect(result.stderr).toBe(`chatskin: The database ${file} holds another program's tables (accounts), not chatskin's: point store.path at a new file; this one was left unchanged. (store.path in ${config})\n`);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
   });
+});
 
-  it('with CHATSKIN_DEBUG=1 the stack trace follows the line', async () => {
-    const { dir, config } = folderAsDatabase();
-    const result = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: dir, env: { CHATSKIN_DEBUG: '1' } });
-    expect(result.code).toBe(1);
-    const [line, ...rest] = result.stderr.trimEnd().split('\n');
-    expect(line).toBe('chatskin: unexpected error: unable to open database file');
-    expect(rest.join('\n')).toMatch(/^Error: unable to open database file\n {4}at /);
-  });
-
+describe('other failures', () => {
   it('a refusal (CliError) stays one line without the hint, even with CHATSKIN_DEBUG=1', async () => {
     const { dir, config } = tempWorkspace();
     const result = await runCli(['overlays', 'list', 'nobody', '--config', config], { cwd: dir, env: { CHATSKIN_DEBUG: '1' } });

@@ -1,5 +1,6 @@
 // Numbered schema migrations for the SQLite store, recorded in `schema_migrations`.
 // Append new ones at the end with the next number; never edit one that has shipped.
+import { StoreOpenError } from './store-open-error.ts';
 import type { DatabaseSync } from 'node:sqlite';
 
 export interface Migration {
@@ -197,15 +198,16 @@ CREATE INDEX processed_redemptions_settled ON processed_redemptions(account_id, 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
 /** Thrown when the database was written by a newer chatskin than this one. */
-export class SchemaTooNewError extends Error {
+export class SchemaTooNewError extends StoreOpenError {
+  override name = 'SchemaTooNewError';
   readonly found: number;
   readonly supported: number;
   constructor(location: string, found: number, supported: number) {
     super(
-      `The database ${location} has schema version ${found}, but this chatskin only knows versions up to ${supported}. `
+      location,
+      `has schema version ${found}, but this chatskin only knows versions up to ${supported}. `
       + 'It was written by a newer chatskin: upgrade chatskin, or point it at another database file.',
     );
-    this.name = 'SchemaTooNewError';
     this.found = found;
     this.supported = supported;
   }

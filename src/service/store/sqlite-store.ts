@@ -14,6 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { GroupCommit } from './group-commit.ts';
 import { migrate } from './migrations.ts';
 import { SqliteQueries, WRITE_METHODS } from './sqlite-queries.ts';
+import { StoreOpenError, storeOpenError } from './store-open-error.ts';
 import type { Store, StoreReader, StoreTransaction } from './store.ts';
 import { TurnLock } from './turn-lock.ts';
 
@@ -79,10 +80,16 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw new TypeError(`SQLite busyTimeoutMs must be a non-negative integer, got ${String(busyTimeoutMs)}`);
   }
   const location = options.path;
-  if (location !== ':memory:' && location !== '') mkdirSync(path.dirname(path.resolve(location)), { recursive: true });
-
-  const db = new DatabaseSync(location, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs });
+  let db: DatabaseSync;
   try {
+    if (location !== ':memory:' && location !== '') mkdirSync(path.dirname(path.resolve(location)), { recursive: true });
+    db = new DatabaseSync(location, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs });
+  } catch (error) {
+    throw storeOpenError(location, error);
+  }
+  try {
+    // Before anything is written to it: a file of another program is left as it was.
+    refuseForeignDatabase(db, location);
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${synchronous}`);
     db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
@@ -90,9 +97,18 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     migrate(db, location);
   } catch (error) {
     db.close();
-    throw error;
+    throw storeOpenError(location, error);
   }
   return createStore(db, location);
+}
+
+/** A database with tables but no `schema_migrations` is not chatskin's (an empty one becomes it). */
+function refuseForeignDatabase(db: DatabaseSync, location: string): void {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all()
+    .map((row) => String(row.name));
+  if (tables.length === 0 || tables.includes('schema_migrations')) return;
+  const shown = tables.slice(0, 3).join(', ') + (tables.length > 3 ? `, and ${tables.length - 3} more` : '');
+  throw new StoreOpenError(location, `holds another program's tables (${shown}), not chatskin's: point store.path at a new file; this one was left unchanged.`);
 }
 
 function createStore(db: DatabaseSync, location: string): SqliteStore {

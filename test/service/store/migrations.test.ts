@@ -1,8 +1,9 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, migrate } from '../../../src/service/store/migrations.ts';
+import { StoreOpenError } from '../../../src/service/store/store-open-error.ts';
 import { openSqliteStore } from '../../../src/service/store/sqlite-store.ts';
 import { tempDir } from '../core/service-harness.ts';
 
@@ -61,6 +62,39 @@ describe('migrations', () => {
     expect(() => openSqliteStore({ path: file })).toThrow(
       new RegExp(`schema version ${LATEST_SCHEMA_VERSION + 1}.*up to ${LATEST_SCHEMA_VERSION}.*upgrade chatskin`),
     );
+  });
+
+  it('refuses another program\'s database before writing anything to it (no WAL, no schema_migrations)', () => {
+    const file = dbFile();
+    mkdirSync(path.dirname(file), { recursive: true });
+    const other = new DatabaseSync(file);
+    other.exec('CREATE TABLE accounts (x); CREATE TABLE orders (y); CREATE TABLE items (z); CREATE TABLE users (w)');
+    other.close();
+    const before = readFileSync(file);
+    expect(() => openSqliteStore({ path: file })).toThrow(StoreOpenError);
+    expect(() => openSqliteStore({ path: file })).toThrow(`The database ${file} holds another program's tables (accounts, items, orders, and 1 more), not chatskin's`);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    const reopened = new DatabaseSync(file);
+    expect(reopened.prepare('PRAGMA journal_mode').get()!.journal_mode).toBe('delete');
+    reopened.close();
+  });
+
+  it.each([
+    ['a file that is not a database', 'not a database, just text\n'.repeat(100), 'is not a SQLite database: is store.path the right file?'],
+    ['a damaged database', null, 'is damaged'],
+  ])('refuses %s with a StoreOpenError naming the file and why', async (_label, content, reason) => {
+    const file = dbFile();
+    if (content !== null) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    } else {
+      await openSqliteStore({ path: file }).close();
+      // The header survives, the pages after it do not.
+      const bytes = readFileSync(file);
+      writeFileSync(file, Buffer.concat([bytes.subarray(0, 100), Buffer.alloc(bytes.length - 100, 0xff)]));
+    }
+    expect(() => openSqliteStore({ path: file })).toThrow(StoreOpenError);
+    expect(() => openSqliteStore({ path: file })).toThrow(`The database ${file} ${reason}`);
   });
 
   it('rolls a failing migration back completely', () => {

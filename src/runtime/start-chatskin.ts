@@ -19,6 +19,7 @@ import type { StyleService } from '../service/style-service.ts';
 import type { Account } from '../service/types.ts';
 import { createChatTransports } from './chat-transports.ts';
 import type { StartedTransports } from './chat-transports.ts';
+import { lockStoreForHost } from './host-lock.ts';
 import { openService } from './open-service.ts';
 import { healthComponents } from './health-components.ts';
 import type { HealthParts } from './health-components.ts';
@@ -55,9 +56,17 @@ export interface StartOptions {
 
 export async function startChatskin(config: Config, options: StartOptions): Promise<RunningChatskin> {
   const { logger } = options;
-  const opened = await openService(config, { warmFonts: true });
+  const lock = lockStoreForHost(config.store.path);
+  let opened: Awaited<ReturnType<typeof openService>>;
+  try {
+    opened = await openService(config, { warmFonts: true });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const { service } = opened;
-  const cleanups: Array<() => Promise<unknown>> = [() => opened.close()];
+  // Run last first: the lock is let go once the database is closed.
+  const cleanups: Array<() => Promise<unknown>> = [async () => lock.release(), () => opened.close()];
   const runCleanups = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
       await cleanup().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));

@@ -1,0 +1,71 @@
+// One `chatskin start` per store: a second host on the same database is refused, naming the file,
+// while the admin commands still share it; the lock goes with the process however it ends.
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/index.ts';
+import type { Config } from '../../src/config/index.ts';
+import { openService } from '../../src/runtime/open-service.ts';
+import { startChatskin } from '../../src/runtime/start-chatskin.ts';
+import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
+import { StoreOpenError } from '../../src/service/store/store-open-error.ts';
+import { runCli, startHost } from '../cli/cli-process.ts';
+import type { RunningHost } from '../cli/cli-process.ts';
+
+const running: RunningChatskin[] = [];
+let child: RunningHost | undefined;
+afterEach(async () => {
+  for (const host of running.splice(0)) await host.close();
+  if (child?.child.exitCode === null) await child.stop('SIGKILL');
+  child = undefined;
+});
+
+function configOn(store: string): Config {
+  return parseConfig({
+    http: { host: '127.0.0.1', port: 0 }, store: { path: store }, channel: { login: 'alice' },
+    localChat: { enabled: false }, log: { level: 'silent' },
+  });
+}
+
+const start = async (config: Config) => {
+  const host = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
+  running.push(host);
+  return host;
+};
+
+describe('one host per store', () => {
+  it('refuses a second host on the same database, naming it; the admin commands still open it; a later host starts once the first stopped', async () => {
+    const store = join(mkdtempSync(join(tmpdir(), 'chatskin-lock-')), 'db.sqlite');
+    const first = await start(configOn(store));
+    const refusal = await startChatskin(configOn(store), { logger: pino({ level: 'silent' }), stdin: null }).then(() => undefined, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(StoreOpenError);
+    expect((refusal as Error).message).toBe(`The database ${store} is already served by another \`chatskin start\`: stop that one first, or give this one its own store.path.`);
+    // What `chatskin keys`, `seed` and the rest open: the database, not the host lock.
+    const admin = await openService(configOn(store));
+    expect((await admin.service.listOverlays(first.account.id)).length).toBeGreaterThan(0);
+    await admin.close();
+
+    await running.splice(0)[0]!.close();
+    await start(configOn(store));
+  });
+
+  it('a host killed outright leaves no lock behind: the next start takes the store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatskin-lock-'));
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, [
+      'http: { host: 127.0.0.1, port: 0 }', `store: { path: ${JSON.stringify(join(dir, 'db.sqlite'))} }`,
+      'channel: { login: alice }', 'localChat: { enabled: true, stdin: false }', 'log: { level: warn }',
+    ].join('\n'));
+    child = await startHost(config, { cwd: dir });
+    // While it runs, a second start is refused at once, in one line.
+    const second = await runCli(['start', '--config', config], { cwd: dir, killAfterMs: 20_000 });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('is already served by another `chatskin start`');
+    expect(await child.stop('SIGKILL')).toBeNull();
+    expect(existsSync(join(dir, 'db.sqlite.lock'))).toBe(true);
+    child = await startHost(config, { cwd: dir });
+    expect((await fetch(`${child.baseUrl}/healthz`)).status).toBe(200);
+  });
+});

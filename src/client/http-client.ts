@@ -35,7 +35,7 @@ import {
 } from './response-shapes.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import {
-  backoffDelayMs, DEFAULT_RETRY_POLICY, MAYBE_SENT_ERROR_CODES, NOT_SENT_ERROR_CODES, parseRetryAfterMs,
+  backoffDelayMs, DEFAULT_RETRY_POLICY, isTlsFailureCode, MAYBE_SENT_ERROR_CODES, NOT_SENT_ERROR_CODES, parseRetryAfterMs,
   RETRYABLE_STATUSES,
 } from './retry-policy.ts';
 import { DEFAULT_USER_AGENT } from './user-agent.ts';
@@ -198,11 +198,13 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       const code = errorCode(error);
       const notSent = code !== undefined && NOT_SENT_ERROR_CODES.has(code);
       const maybeSent = code !== undefined && MAYBE_SENT_ERROR_CODES.has(code);
+      const tls = code !== undefined && isTlsFailureCode(code);
       // The cause's message (which a logger shows after this one) says the rest.
       const network = new OverlayStyleError({
         status: 0,
-        kind: 'network',
-        message: `${describe(call)} failed${code === undefined ? '' : ` (${code})`}`,
+        kind: tls ? 'tls' : 'network',
+        message: `${describe(call)} failed${code === undefined ? '' : ` (${code})`}`
+          + (tls ? ': no TLS connection could be made; check that baseUrl\'s scheme (http or https) is the service\'s and that its certificate is trusted' : ''),
         cause: error,
       });
       throw new AttemptFailure(network, !notSent, notSent || maybeSent);

@@ -25,6 +25,8 @@ export function overlayErrorLine(error: OverlayStyleError): string {
     case 'timeout':
     case 'network':
       return 'the overlay service is not answering; try again in a moment.';
+    case 'tls':
+      return 'the bot cannot connect to the overlay service securely; the streamer should check the service settings.';
     case 'redirect':
     case 'invalid_response':
       return 'the overlay service gave an answer the bot cannot read; the streamer should check the service settings.';

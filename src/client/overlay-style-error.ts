@@ -9,12 +9,14 @@ import type { FieldErrors, ServiceError } from '../service/types.ts';
  * - `redirect`: a 3xx arrived instead of JSON (never followed; usually a wrong base URL);
  * - `timeout`: no complete answer within the per-request timeout (`status` 0);
  * - `network`: the connection failed (refused, reset, DNS; `status` 0);
+ * - `tls`: no TLS connection could be made (https to a plain-http service, an untrusted or
+ *   expired certificate, another host's; `status` 0): a setup fault, never retried;
  * - `invalid_response`: a success status whose body is not the JSON envelope the spec promises,
  *   or an answer longer than the client reads (maxResponseBytes);
  * - `unsupported`: the operation has no spec endpoint, so a remote service cannot do it
  *   (`status` 0, nothing was sent); it needs the bundled service.
  */
-export type OverlayStyleErrorKind = 'service' | 'redirect' | 'timeout' | 'network' | 'invalid_response' | 'unsupported';
+export type OverlayStyleErrorKind = 'service' | 'redirect' | 'timeout' | 'network' | 'tls' | 'invalid_response' | 'unsupported';
 
 export interface OverlayStyleErrorInit {
   status: number;

@@ -39,6 +39,14 @@ export const MAYBE_SENT_ERROR_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+/**
+ * Failures to make a TLS connection (a scheme or certificate problem): they fail the same way
+ * every time, so they are a setup fault, not something to try again.
+ */
+export function isTlsFailureCode(code: string): boolean {
+  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO' || code.includes('CERT');
+}
+
 /** Bounded exponential back-off with jitter (half fixed, half random), in ms. */
 export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);

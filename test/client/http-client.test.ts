@@ -9,6 +9,7 @@ import { Agent, MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/client/http-client.ts';
 import type { HttpClientOptions } from '../../src/client/http-client.ts';
+import { overlayErrorLine } from '../../src/client/overlay-error-line.ts';
 import { isOverlayStyleError, isServiceSideError, OverlayStyleError } from '../../src/client/overlay-style-error.ts';
 import { DEFAULT_USER_AGENT } from '../../src/client/user-agent.ts';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -270,6 +271,31 @@ describe('connection failures', () => {
       expect(waits).toHaveLength(2);
     } finally {
       await agent.close();
+    }
+  });
+});
+
+describe('a TLS connection that cannot be made, over a real socket', () => {
+  it('https to a plain-HTTP service is a tls error, a setup fault: not retried, with a line saying to check the settings', async () => {
+    let requests = 0;
+    const plain = createServer((_request, response) => {
+      requests += 1;
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const agent = new Agent();
+    try {
+      const { port } = plain.address() as AddressInfo;
+      const error = await rejection(client({ baseUrl: `https://127.0.0.1:${port}/api/v1`, dispatcher: agent, maxRetries: 2 }).getTemplate());
+      expect(error.kind).toBe('tls');
+      expect(error.status).toBe(0);
+      expect(error.message).toMatch(/^GET https:\/\/127\.0\.0\.1:\d+\/api\/v1\/template failed \((ERR_SSL_\w+|EPROTO)\): no TLS connection could be made/);
+      expect(waits).toEqual([]);
+      expect(requests).toBe(0);
+      expect(overlayErrorLine(error)).toBe('the bot cannot connect to the overlay service securely; the streamer should check the service settings.');
+    } finally {
+      await agent.close();
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
     }
   });
 });

@@ -114,3 +114,28 @@ describe('an EventSub connection that never opens', () => {
     expect(eventSub.totalConnections).toBe(0);
   });
 });
+
+describe('a session_reconnect whose connections are lost during the handover', () => {
+  it('gives up the dead reconnect_url after a few closed sockets (no loop of connections), connects afresh and is live again', async () => {
+    // The production watchdog settings.
+    const world = await openRedemptionWorld({});
+    worlds.push(world);
+    await world.start();
+    await world.settled();
+    const eventSub = world.helix.eventSub;
+    const subscriptionsBefore = eventSub.subscriptions.length;
+    void eventSub.requestReconnect(undefined, { timeoutMs: GUARD_MS }).catch(() => {});
+    // A network blip while the handover is under way: the reconnect_url is dead from then on.
+    eventSub.dropAllConnections();
+    const before = eventSub.totalConnections;
+
+    const subscription = await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, {
+      userId: world.broadcaster.id, timeoutMs: GUARD_MS, since: subscriptionsBefore,
+    });
+    await expect.poll(() => world.redemptions!.status().eventsub!.subscription, { timeout: GUARD_MS }).toBe('active');
+    // twurple alone opened thousands of sockets a second to the dead URL, for ever.
+    expect(eventSub.totalConnections - before).toBeLessThan(10);
+    expect(warnings(world).some((w) => /connecting afresh in \d+ s/.test(w))).toBe(true);
+    await expectLiveRedemptions(world, subscription.transport.session_id);
+  });
+});

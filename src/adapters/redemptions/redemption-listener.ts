@@ -158,6 +158,13 @@ function redemptionOf(event: EventSubChannelRedemptionAddEvent): TwitchRedemptio
   };
 }
 
+/**
+ * Connections twurple may see closed in a row without a session_welcome before its own retries
+ * are given up for a fresh connection: a session_reconnect whose connection was refused and
+ * closed, or an endpoint that opens sockets and closes them at once.
+ */
+const UNWELCOMED_CLOSES_BEFORE_AFRESH = 3;
+
 export function createRedemptionListener(options: RedemptionListenerOptions): RedemptionListener {
   const log = options.logger.child({ component: 'eventsub' });
   const status: EventSubStatus = {
@@ -169,6 +176,15 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
   const maxRetryWaitMs = options.maxRetryWaitMs ?? TWURPLE_MAX_RETRY_WAIT_MS;
   /** Armed while `listener` is not welcomed; cleared on the welcome and by stop(). */
   let welcomeWatchdog: NodeJS.Timeout | null = null;
+  /**
+   * Sockets that opened and then closed since the last session_welcome (see
+   * UNWELCOMED_CLOSES_BEFORE_AFRESH). A refused upgrade never opens, and twurple backs those off
+   * by itself.
+   */
+  let unwelcomedCloses = 0;
+  let socketOpen = false;
+  /** A fresh connection waiting its turn after twurple's own retries were given up. */
+  let afreshTimer: NodeJS.Timeout | null = null;
 
   function clearWelcomeWatchdog(): void {
     if (welcomeWatchdog === null) return;
@@ -198,6 +214,27 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     armWelcomeWatchdog(watched, welcomeTimeoutMs, (seconds) => `no EventSub connection opened within ${seconds} s (the WebSocket upgrade was never answered)`);
   }
 
+  /**
+   * Ends twurple's retries now and connects afresh after `waitMs`. twurple keeps retrying the
+   * reconnect_url of a handover that failed (it forgets it only on a welcome), and because each
+   * such socket opens before Twitch closes it (4007), its back-off starts over every time: a loop
+   * of thousands of connections a second. A fresh listener connects to the base URL instead.
+   */
+  function connectAfreshLater(waitMs: number): void {
+    const retired = listener;
+    // Not heard from again (every handler checks that its listener is the current one).
+    listener = null;
+    clearWelcomeWatchdog();
+    // Called while twurple handles the close, before it schedules its next attempt: stopping it
+    // now would be undone by that attempt, so it is stopped just after.
+    setImmediate(() => retired?.stopCompletely());
+    if (afreshTimer !== null) clearTimeout(afreshTimer);
+    afreshTimer = setTimeout(() => {
+      afreshTimer = null;
+      if (status.state !== 'stopped') connectAfresh();
+    }, waitMs);
+  }
+
   /** Drops the current listener (and its connection) and subscribes afresh on a new one. */
   function connectAfresh(): void {
     const previous = listener;
@@ -225,6 +262,7 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     created.onUserSocketConnect(() => {
       // A listener already replaced by restart() (or stopped) is not heard any more.
       if (status.state === 'stopped' || created !== listener) return;
+      socketOpen = true;
       log.debug('EventSub socket open, waiting for the welcome');
       armWelcomeWatchdog(created, welcomeTimeoutMs,
         (seconds) => `no session_welcome from Twitch within ${seconds} s of the connection opening (the endpoint accepted the WebSocket but sent nothing)`);
@@ -232,6 +270,7 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     created.onUserSocketReady((_userId: string, sessionId: string) => {
       if (status.state === 'stopped' || created !== listener) return;
       clearWelcomeWatchdog();
+      unwelcomedCloses = 0;
       status.lastWelcomeAt = new Date().toISOString();
       if (sessionId === status.sessionId && status.state === 'connected') {
         status.handovers++;
@@ -256,6 +295,18 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       // twurple gives no error only when its keepalive timer gave the socket up: nothing (not even a
       // session_keepalive) came within the session's keepalive_timeout_seconds (twurple waits 1.2 times it).
       status.lastError = error ? describeTwitchError(error).message : 'no message from Twitch within the session\'s keepalive timeout (the connection went silent)';
+      if (socketOpen) unwelcomedCloses++;
+      socketOpen = false;
+      // 4007: Twitch refused the reconnect_url; repeated closes with no welcome: twurple's retries
+      // go nowhere. Either way a fresh connection, after a wait that doubles each time, up to
+      // twurple's own longest.
+      if (/\b4007\b/.test(status.lastError) || unwelcomedCloses >= UNWELCOMED_CLOSES_BEFORE_AFRESH) {
+        const waitMs = Math.min(maxRetryWaitMs, 1_000 * 2 ** Math.min(Math.max(unwelcomedCloses - 1, 0), 10));
+        log.warn({ sessionId: status.sessionId, unwelcomedCloses },
+          `EventSub connection lost: ${status.lastError}; connecting afresh in ${Math.round(waitMs / 1000)} s, and missed redemptions will be listed`);
+        connectAfreshLater(waitMs);
+        return;
+      }
       log.warn({ sessionId: status.sessionId }, `EventSub connection lost: ${status.lastError}; reconnecting, and missed redemptions will be listed`);
     });
     created.onSubscriptionCreateSuccess(() => {
@@ -302,6 +353,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     status: () => ({ ...status }),
     stop() {
       clearWelcomeWatchdog();
+      if (afreshTimer !== null) clearTimeout(afreshTimer);
+      afreshTimer = null;
       status.state = 'stopped';
       if (status.subscription !== 'revoked') status.subscription = 'none';
       listener?.stopCompletely();

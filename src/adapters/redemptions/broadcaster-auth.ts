@@ -1,8 +1,9 @@
 // The broadcaster's token at run time: a twurple RefreshingAuthProvider loaded from the token
 // file, which refreshes the access token when Twitch says it expired (or before it does) and
 // writes every refreshed token back to the file, so a restart starts from the newest one. A
-// refresh that fails is logged as an error saying what to do and shows in the status; it is never
-// swallowed (twurple then refuses the user's calls until the token is replaced).
+// refresh Twitch refuses is logged as an error saying what to do and shows in the status; it is
+// never swallowed (twurple then refuses the user's calls until the token is replaced). One that
+// failed for a passing fault (the network, Twitch's 5xx) is a warning, and is tried again.
 //
 // Replaced by whom: `chatskin twitch auth`, run while the host runs, writes a new token to the same
 // file. The file is looked at every few seconds (its mtime, size and inode; read only when one
@@ -25,7 +26,7 @@ import { missingScopes } from './scopes.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { isTokenFileSeen, readTokenFile, writeTokenFile } from '../twitch-auth/token-file.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
-import { storedTokenAfterRefresh } from '../twitch-auth/token-refresh.ts';
+import { isRefreshRefusal, storedTokenAfterRefresh } from '../twitch-auth/token-refresh.ts';
 import { describeTwitchError } from '../twitch-auth/twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
 
@@ -144,9 +145,17 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
         + 'it was most likely of the token before, so the new one stays in use');
       return;
     }
-    status.state = 'refresh-failed';
     // Only the status and Twitch's message: the error's own text quotes the refresh URL and its secrets.
-    status.error = `Twitch refused to refresh the broadcaster's token (${describeTwitchError(error).message}); ${REAUTHORIZE_RUNNING_HINT}`;
+    const { message } = describeTwitchError(error);
+    if (!isRefreshRefusal(error)) {
+      // The network or Twitch's 5xx: twurple would refuse every later call for good, so the same
+      // token is put back (which makes it forget the failure) and the next call refreshes again.
+      authProvider.addUser(token.userId, accessTokenOf(current));
+      log.warn(`refreshing the broadcaster's token failed (${message}); it is tried again on the next call to Twitch`);
+      return;
+    }
+    status.state = 'refresh-failed';
+    status.error = `Twitch refused to refresh the broadcaster's token (${message}); ${REAUTHORIZE_RUNNING_HINT}`;
     log.error(status.error);
     // `chatskin twitch auth` may have saved a new token already.
     void checkTokenFile();

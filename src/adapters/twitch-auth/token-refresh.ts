@@ -34,6 +34,11 @@ export function storedTokenAfterRefresh(stored: StoredTwitchToken, refreshed: Ac
 /** Twitch's answers to a refresh that no retry changes: bad request (the refresh token), unauthorized, forbidden (the client). */
 const REFUSED_STATUSES = new Set([400, 401, 403]);
 
+/** Whether a failed refresh was Twitch saying no (only a new authorization helps), not a fault that may pass. */
+export function isRefreshRefusal(error: unknown): boolean {
+  return isHttpStatusError(error) && REFUSED_STATUSES.has(error.statusCode);
+}
+
 export async function refreshStoredToken(stored: StoredTwitchToken, clientSecret: string): Promise<StoredTwitchToken> {
   let refreshed: AccessToken;
   try {
@@ -41,7 +46,7 @@ export async function refreshStoredToken(stored: StoredTwitchToken, clientSecret
   } catch (error) {
     // twurple's own message quotes the request URL, whose query holds the secret and the refresh token.
     const { message } = describeTwitchError(error);
-    throw new TokenRefreshError(message, isHttpStatusError(error) && REFUSED_STATUSES.has(error.statusCode));
+    throw new TokenRefreshError(message, isRefreshRefusal(error));
   }
   return storedTokenAfterRefresh(stored, refreshed);
 }

@@ -81,6 +81,27 @@ describe('the broadcaster token', () => {
     expect(logged).not.toContain('client_secret=');
   });
 
+  it.each([500, 503])('a refresh that fails for a passing fault (%i) is a warning and is tried again: redemptions recover by themselves', async (status) => {
+    const world = await open();
+    const redemptions = await world.start();
+    await world.settled();
+    const rewardId = await world.rewardId('unlock-neon');
+    world.helix.expireAccessToken(world.token.accessToken);
+    world.helix.failNext({ method: 'POST', path: '/auth/token', status, times: 1 });
+    const during = world.helix.fireRedemption({ rewardId, user: { login: 'first', displayName: 'First' } });
+    await expect.poll(() => world.helix.calls.filter((c) => c.path === '/auth/token').length, { timeout: 10_000 }).toBe(1);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', error: null });
+    expect(world.logs.some((l) => l.level === 40 && String(l.msg).startsWith(`refreshing the broadcaster's token failed (Twitch answered ${status}`))).toBe(true);
+    expect(world.logs.some((l) => /Twitch refused to refresh/.test(String(l.msg)))).toBe(false);
+
+    // The endpoint answers again: the next call to Twitch refreshes, and what was owed is done.
+    await redemptions.reconcile();
+    await world.helix.waitForRedemptionStatus(during.redemption.id, 'FULFILLED', { timeoutMs: 10_000 });
+    expect(world.helix.calls.filter((c) => c.path === '/auth/token').map((c) => c.status)).toEqual([status, 200]);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', refreshes: 1 });
+    expect(world.unlocks.length).toBe(1);
+  });
+
   it('without a token file, does not start and says to run `chatskin twitch auth` (no restart needed)', async () => {
     const world = await open();
     rmSync(world.tokenFile);

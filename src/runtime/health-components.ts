@@ -1,7 +1,7 @@
 // What GET /healthz reports of this process's parts: one word each, read when asked. Parts not
 // built yet (during start) are left out; problems' wording stays in the logs, not on an
 // unauthenticated route.
-import type { TwitchRedemptions } from '../adapters/redemptions/index.ts';
+import type { RedemptionsStatus, TwitchRedemptions } from '../adapters/redemptions/index.ts';
 import type { Host } from '../host/index.ts';
 import type { StartedTransports } from './chat-transports.ts';
 
@@ -21,6 +21,19 @@ export function healthComponents(parts: HealthParts): Record<string, string> {
   }
   if (transports?.local) components['local-chat'] = 'running';
   for (const plugin of host?.plugins ?? []) components[`plugin:${plugin.name}`] = plugin.state;
-  if (redemptions) components['redemptions'] = redemptions.status().state;
+  if (redemptions) components['redemptions'] = redemptionsHealth(redemptions.status());
   return components;
+}
+
+/**
+ * The redemptions' state, and while running whether all is well: `needs-auth` once Twitch refused
+ * the broadcaster's token (only `chatskin twitch auth` mends it), `degraded` while live delivery
+ * or a reward is not working (redemptions made meanwhile are still listed periodically).
+ */
+function redemptionsHealth(status: RedemptionsStatus): string {
+  if (status.state !== 'running') return status.state;
+  if (status.auth?.state === 'refresh-failed') return 'needs-auth';
+  const eventsub = status.eventsub;
+  if (status.problem !== null || eventsub?.state === 'disconnected') return 'degraded';
+  return 'running';
 }

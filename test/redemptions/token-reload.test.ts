@@ -5,6 +5,7 @@
 // is made again. Real twurple, host, skin-shop and store against the Twitch fakes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTokenFile } from '../../src/adapters/twitch-auth/token-file.ts';
+import { healthComponents } from '../../src/runtime/health-components.ts';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import { LEVEL } from '../host/log-capture.ts';
 import { ManualClock } from '../host/manual-clock.ts';
@@ -167,7 +168,10 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     const eventSub = world.helix.eventSub;
     eventSub.revoke(eventSub.activeSubscriptions({ type: REDEMPTION_ADD_TYPE })[0]!.id, 'authorization_revoked');
     await expect.poll(() => redemptions.status().eventsub?.subscription, { timeout: 5000, interval: 5 }).toBe('revoked');
+    // /healthz: live delivery is gone (redemptions are still listed); then only a new token mends it.
+    expect(healthComponents({ redemptions }).redemptions).toBe('degraded');
     await refuseRefresh(world);
+    expect(healthComponents({ redemptions }).redemptions).toBe('needs-auth');
     const mark = eventSub.subscriptions.length;
 
     const fresh = await saveBroadcasterToken(world);
@@ -185,6 +189,7 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     expect(live.deliveries.map((d) => d.delivered)).toEqual([true]);
     await world.helix.waitForRedemptionStatus(live.redemption.id, 'FULFILLED');
     expect(world.unlocks).toHaveLength(1);
+    expect(healthComponents({ redemptions }).redemptions).toBe('running');
   });
 
   it('is not taken when it lacks a scope the redemptions need: the refusal stands, with a warning', async () => {

@@ -1,8 +1,9 @@
 // Pairs the lines the bot sent with Twitch's answer to each: a USERSTATE carrying the new
 // message's id (accepted) or a NOTICE msg_* (refused: duplicate, rate limit, slow mode...).
 // Twitch answers a connection's PRIVMSGs to one channel in order, so the oldest line waiting in
-// that channel is the one answered. Lines left unanswered (a reply lost with the connection)
-// expire, so a later answer is never paired with a stale line.
+// that channel is the one answered. Lines left unanswered expire, so a later answer is never
+// paired with a stale line; those still waiting when the connection is lost are handed back, to
+// be sent again (Twitch never said it took them).
 
 interface WaitingLine {
   text: string;
@@ -40,8 +41,10 @@ export class OwnLineEcho {
     return this.#waiting.get(channel)?.length ?? 0;
   }
 
-  /** The connection is gone: its lines will never be answered. */
-  clear(): void {
+  /** The connection is gone: its lines will never be answered. Returns those still waiting, oldest first per channel. */
+  clear(): Array<{ channel: string; text: string }> {
+    const unanswered = [...this.#waiting].flatMap(([channel, lines]) => lines.map((line) => ({ channel, text: line.text })));
     this.#waiting.clear();
+    return unanswered;
   }
 }

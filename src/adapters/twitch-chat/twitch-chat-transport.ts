@@ -180,10 +180,22 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     joins.stopRejoins();
   };
 
-  /** The connection is gone, and with it what was joined on it and the lines waiting for Twitch's answer. */
+  /**
+   * The connection is gone, and with it what was joined on it. The bot's lines Twitch had not
+   * answered may never have reached it (a connection that died without a close is only noticed
+   * at tmi.js's next ping, up to a minute later): they go back to the reply queue as refused, to
+   * be sent again once chat is back (at least once: one Twitch took just before the drop may show
+   * twice).
+   */
   const forgetConnection = (): void => {
     joins.forgetConnection();
-    echo.clear();
+    const unanswered = echo.clear();
+    if (unanswered.length === 0) return;
+    logger.warn({ lines: unanswered.length },
+      `${unanswered.length} of the bot's lines got no answer from Twitch before the connection was lost: they are sent again once chat is back`);
+    for (const { channel, text } of unanswered) {
+      listeners.emit({ type: 'line-refused', channel, text, reason: 'connection lost', remedy: { kind: 'wait', ms: 0 } });
+    }
   };
 
   /** Gives up for good: Twitch will refuse every further attempt too. */
@@ -261,6 +273,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   };
 
   const onDisconnected = (reason: string): void => {
+    // tmi.js says "Unable to connect." for any close, also of a connection that was up.
+    const wasUp = state === 'connected';
     forgetConnection();
     if (stopping) {
       setState('disconnected', null);
@@ -283,7 +297,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       return;
     }
     stopLoginWatchdog();
-    scheduleReconnect(reason === '' ? 'connection closed' : reason);
+    scheduleReconnect(reason === '' || (wasUp && reason === 'Unable to connect.') ? 'the connection closed' : reason);
   };
 
   const onConnected = (): void => {

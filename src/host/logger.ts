@@ -16,17 +16,23 @@ export interface LoggerOptions {
 
 export const REDACTED = '[redacted]';
 
-const SECRET_KEYS = [
-  'token', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'clientSecret', 'client_secret',
-  'apiKey', 'api_key', 'apikey', 'x-api-key', 'password', 'secret', 'authorization', 'cookie', 'set-cookie',
-];
-// "key":"value" in the JSON line, for any secret key at any depth (case-insensitive).
-const SECRET_KEY_VALUE = new RegExp(`("(?:${SECRET_KEYS.map((key) => key.replace(/[-]/g, '\\-')).join('|')})":)"(?:[^"\\\\]|\\\\.)*"`, 'gi');
+// A key naming one of these (any case, anywhere in the name: `token`, `botToken`, `clientSecret`,
+// `X-Api-Key`) holds a secret, unless it names where or how many (`tokenFile`, `tokens`).
+const SECRET_KEY_WORD = /token|secret|passw(?:or)?d|api[-_]?key|authorization|cookie/i;
+const NOT_A_SECRET_KEY = /(?:file|path|dir|url|seconds|ms|count)$|^tokens$/i;
+// "key":"string" in the JSON line, at any depth.
+const STRING_FIELD = /"((?:[^"\\]|\\.)*)":"(?:[^"\\]|\\.)*"/g;
 const TOKEN_SHAPES = [
   /oauth:[A-Za-z0-9]+/g,
-  /\b(Bearer|OAuth)\s+[A-Za-z0-9._~+/=-]+/g,
+  /\b(Bearer|OAuth)\s+[A-Za-z0-9._~+/=-]+/gi,
   /csk_[A-Za-z0-9_-]{8,}/g,
 ];
+/** `name=value` as in a URL's query or a message: the value of a secret-named parameter. */
+const SECRET_PARAMETER = /\b((?:access_|refresh_)?token|client_secret|secret|password|api_?key)=([^&\s"'\\]+)/gi;
+
+function isSecretKey(key: string): boolean {
+  return SECRET_KEY_WORD.test(key) && !NOT_A_SECRET_KEY.test(key);
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -40,10 +46,11 @@ export function createScrubber(secrets: readonly string[] = []): (line: string) 
     .sort((a, b) => b.length - a.length);
   const knownPattern = known.length > 0 ? new RegExp(known.map(escapeRegExp).join('|'), 'g') : null;
   return (line) => {
-    let out = line.replace(SECRET_KEY_VALUE, `$1"${REDACTED}"`);
+    let out = line.replace(STRING_FIELD, (field, key: string) => (isSecretKey(key) ? `"${key}":"${REDACTED}"` : field));
+    out = out.replace(SECRET_PARAMETER, `$1=${REDACTED}`);
     if (knownPattern) out = out.replace(knownPattern, REDACTED);
     for (const shape of TOKEN_SHAPES) {
-      out = out.replace(shape, (match, scheme?: string) => (typeof scheme === 'string' && !match.startsWith('oauth:') ? `${scheme} ${REDACTED}` : REDACTED));
+      out = out.replace(shape, (match, scheme?: string) => (typeof scheme === 'string' && !match.toLowerCase().startsWith('oauth:') ? `${scheme} ${REDACTED}` : REDACTED));
     }
     return out;
   };

@@ -68,6 +68,20 @@ describe('createLogger: secrets never reach the log', () => {
     expect(configSecrets(config)).toEqual(['the-client-secret']);
   });
 
+  it('redacts any key that names a secret (botToken, twitchToken, X-Api-Key), a lowercase bearer, and name=value secrets in messages', () => {
+    const { logger, lines } = captureLogs();
+    logger.info({
+      twitchToken: 'sv-1', botToken: 'sv-2', nested: { userPassword: 'sv-3', 'X-Api-Key': 'sv-4' },
+      header: 'bearer sv-5', tokenFile: '/etc/chatskin/bot.json',
+    }, 'refresh failed: token=sv-6&client_secret=sv-7 and access_token=sv-8');
+    logger.error({ err: new Error('failed with token=sv-9 and password=sv-10') }, 'err');
+    const text = lines.join('');
+    for (let index = 1; index <= 10; index++) expect(text).not.toMatch(new RegExp(`sv-${index}\\b`));
+    // Where a token is kept is not a secret.
+    expect(JSON.parse(lines[0]!).tokenFile).toBe('/etc/chatskin/bot.json');
+    expect(JSON.parse(lines[0]!).header).toBe(`bearer ${REDACTED}`);
+  });
+
   it('leaves ordinary fields alone', () => {
     const { logger, entries } = captureLogs(['hunter2']);
     logger.info({ channel: 'streamer', tokens: 3, keyboard: 'qwerty' }, 'plain');

@@ -115,7 +115,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       const definition = await importPlugin(name, findPluginEntry(name, dirs));
       const settings = parsePluginSettings(name, definition, entry.settings);
       const context = createPluginContext({
-        name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, say,
+        name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, say, isOff: () => failed,
         registerCommand: (command) => {
           refuseIfFailed();
           const registered = registry.register(name, command);
@@ -131,9 +131,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
       });
       return definition.setup(context);
     };
+    const setupTimeoutMs = options.setupTimeoutMs ?? 10_000;
+    const setup = setUp();
     try {
-      const setupTimeoutMs = options.setupTimeoutMs ?? 10_000;
-      const teardown = await withDeadline(setUp(), setupTimeoutMs, () => new Error(`setup did not finish within ${setupTimeoutMs} ms`), clock);
+      const teardown = await withDeadline(setup, setupTimeoutMs, () => new Error(`setup did not finish within ${setupTimeoutMs} ms`), clock);
       if (typeof teardown === 'function') teardowns.push({ plugin: name, teardown });
       status.state = 'running';
       pluginLogger.info({ commands: status.commands, rewards: status.rewards }, 'plugin started');
@@ -146,6 +147,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
       status.rewards = [];
       status.error = error instanceof Error ? error.message : String(error);
       pluginLogger.error({ err: error }, `plugin ${name} failed to start and is disabled: ${status.error}`);
+      // A setup that timed out may still finish: what it set up is let go at once.
+      setup.then(async (late) => {
+        if (typeof late !== 'function') return;
+        await Promise.resolve().then(late);
+        pluginLogger.warn(`plugin ${name} finished its setup after it was left out: its teardown ran`);
+      }, () => {}).catch((lateError: unknown) => pluginLogger.error({ err: lateError }, `plugin ${name}'s teardown failed`));
     }
   }
 

@@ -13,21 +13,41 @@ export interface PluginContextOptions {
   say(channel: string, text: string): Promise<ReplyOutcome>;
   registerCommand(command: CommandDefinition): void;
   registerRedemption(rewardKey: string, handler: RedemptionHandler): void;
+  /** The plugin was switched off (its setup failed or timed out, and may still be running): it may no longer chat or use the overlay. */
+  isOff(): boolean;
+}
+
+/** The overlay client as a plugin sees it: once the plugin is off, every call rejects, sending nothing. */
+function switchableOverlay(overlay: OverlayStyleClient, isOff: () => boolean, name: string): OverlayStyleClient {
+  return new Proxy(overlay, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => (isOff()
+        ? Promise.reject(new Error(`plugin ${name} is off: it may no longer use the overlay service`))
+        : (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
 }
 
 const REWARD_KEY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
 
 export function createPluginContext(options: PluginContextOptions): PluginContext {
+  const { isOff, name } = options;
+  const say = (channel: string, text: string): Promise<ReplyOutcome> => {
+    if (!isOff()) return options.say(channel, text);
+    options.logger.warn({ channel }, `plugin ${name} is off: its chat line was not sent`);
+    return Promise.resolve({ status: 'refused', reason: `plugin ${name} is off` });
+  };
   return Object.freeze({
-    name: options.name,
+    name,
     config: options.settings,
     logger: options.logger,
-    overlay: options.overlay,
+    overlay: switchableOverlay(options.overlay, isOff, name),
     channel: options.channel,
     chat: Object.freeze({
-      say: (channel: string, text: string) => options.say(channel, text),
-      reply: (to: { channel: string; user: { displayName: string } }, text: string) =>
-        options.say(to.channel, `@${to.user.displayName} ${text}`),
+      say,
+      reply: (to: { channel: string; user: { displayName: string } }, text: string) => say(to.channel, `@${to.user.displayName} ${text}`),
     }),
     command(definition: CommandDefinition) {
       options.registerCommand(definition);

@@ -170,6 +170,35 @@ export default definePlugin({ name: 'stuck', setup(ctx) { globalThis.stuckPlugin
     expect(await ask(test, '!hi')).toEqual(['@Viewer_val after']);
   });
 
+  it('a setup that finishes after its timeout was left out: it may no longer chat or use the overlay, and its teardown runs at once', async () => {
+    // The setup waits for a signal handed over on globalThis, then tries to act and returns a teardown.
+    folders.add('late', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'late', async setup(ctx) {
+  const state = globalThis.latePlugin;
+  state.started = true;
+  await new Promise((resolve) => { state.finish = resolve; });
+  state.said = await ctx.chat.say('streamer', 'still here');
+  state.overlay = await ctx.overlay.getTemplate().then(() => 'used', (error) => error.message);
+  return () => { state.tornDown = true; };
+} });`);
+    const state: { started?: boolean; finish?: () => void; said?: unknown; overlay?: string; tornDown?: boolean } = {};
+    (globalThis as { latePlugin?: typeof state }).latePlugin = state;
+    const clock = new ManualClock();
+    const starting = hostWith({ late: {} }, {}, { setupTimeoutMs: 5_000, clock });
+    await vi.waitFor(() => expect(state.started).toBe(true), { timeout: 5_000 });
+    await clock.advance(5_000);
+    const test = await starting;
+    expect(test.host.plugins[0]).toMatchObject({ name: 'late', state: 'failed', error: 'setup did not finish within 5000 ms' });
+
+    state.finish!();
+    await vi.waitFor(() => expect(state.tornDown).toBe(true), { timeout: 5_000 });
+    expect(state.said).toEqual({ status: 'refused', reason: 'plugin late is off' });
+    expect(state.overlay).toBe('plugin late is off: it may no longer use the overlay service');
+    expect(test.said()).toEqual([]);
+    expect(test.logs.some((entry) => entry.plugin === 'late' && entry.msg === 'plugin late finished its setup after it was left out: its teardown ran')).toBe(true);
+    delete (globalThis as { latePlugin?: typeof state }).latePlugin;
+  });
+
   it('a handler that throws costs one short reply and a log line naming the plugin; the host and other plugins keep serving', async () => {
     folders.add('flaky', `import { definePlugin } from SDK;
 export default definePlugin({

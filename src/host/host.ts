@@ -31,11 +31,14 @@ export interface HostOptions {
   replyQueue?: Pick<ReplyQueueOptions, 'maxQueued' | 'maxPartsPerReply'>;
   /** A plugin whose import and setup have not finished after this long is failed. Default 10 s. */
   setupTimeoutMs?: number;
-  /**
-   * On stop, how long commands already running may take to finish (their replies still go out),
-   * and then how long each plugin's teardown may take. Default 5 s each.
-   */
+  /** On stop, how long commands already running may take to finish (their replies still go out). Default 5 s. */
   stopTimeoutMs?: number;
+  /**
+   * Then how long the plugins' teardowns may take; they run at the same time, so one that hangs
+   * costs the others nothing. Default 3 s: with the commands' 5 s, the whole stop fits the
+   * process's 10 s shutdown deadline with room for chat, the sockets and the database.
+   */
+  teardownTimeoutMs?: number;
 }
 
 export interface PluginStatus {
@@ -83,6 +86,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const statuses: PluginStatus[] = [];
   const teardowns: { plugin: string; teardown: PluginTeardown }[] = [];
   const stopTimeoutMs = options.stopTimeoutMs ?? 5_000;
+  const teardownTimeoutMs = options.teardownTimeoutMs ?? 3_000;
   /** Commands being handled, so a stop can let them finish. */
   const running = new Set<Promise<unknown>>();
   let stopped: Promise<void> | null = null;
@@ -192,10 +196,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
       .finally(() => running.delete(routed));
     running.add(routed);
   };
-  /** Waits for `work`, at most stopTimeoutMs; says so in the log when it gave up. */
-  const awaitWithin = async (work: Promise<unknown>, what: string, context: Record<string, unknown> = {}): Promise<void> => {
+  /** Waits for `work`, at most `limitMs`; says so in the log when it gave up. */
+  const awaitWithin = async (work: Promise<unknown>, limitMs: number, what: string, context: Record<string, unknown> = {}): Promise<void> => {
     try {
-      await withDeadline(work, stopTimeoutMs, () => new Error(`did not finish within ${stopTimeoutMs} ms`), clock);
+      await withDeadline(work, limitMs, () => new Error(`did not finish within ${limitMs} ms`), clock);
     } catch (error) {
       logger.error({ err: error, ...context }, `stopping: ${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -206,12 +210,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
     // Commands already running finish first, while chat is still connected for their replies.
     if (running.size > 0) {
       logger.info({ commands: running.size }, 'stopping: letting the commands under way finish');
-      await awaitWithin(Promise.all(running), `the commands under way (${running.size})`);
+      await awaitWithin(Promise.all(running), stopTimeoutMs, `the commands under way (${running.size})`);
     }
     for (const queue of queues.values()) queue.stop();
-    for (const { plugin, teardown } of teardowns.reverse()) {
-      await awaitWithin(Promise.resolve().then(teardown), `plugin ${plugin}'s teardown`, { plugin });
-    }
+    // All at once (started last plugin first), each within the same deadline.
+    await Promise.all(teardowns.reverse().map(({ plugin, teardown }) =>
+      awaitWithin(Promise.resolve().then(teardown), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
   };
 
   const unsubscribes = transports.map((transport) => transport.subscribe((event) => {

@@ -10,6 +10,7 @@ import type { Clock } from './clock.ts';
 import { parseArgs, usageLine } from './command-args.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
+import { mentionLine } from './split-message.ts';
 import { TAG_CHARACTERS } from './typed-text.ts';
 import { UsageNotices } from './usage-notices.ts';
 
@@ -111,7 +112,11 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
         user,
         text: message.text,
         messageId: message.messageId,
-        reply: (reply) => send(`@${user.displayName} ${reply}`),
+        reply: (reply) => {
+          const line = mentionLine(user.displayName, reply);
+          // A blank reply would be a bare mention: it is refused as an empty line is.
+          return line === null ? Promise.resolve({ status: 'refused', reason: 'empty reply' }) : send(line);
+        },
         say: (line) => send(line),
         giveBackCooldown: () => {
           if (use === undefined || givenBack) return;

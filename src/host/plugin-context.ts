@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
 import type { CommandDefinition, PluginContext, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
+import { mentionLine } from './split-message.ts';
 
 export interface PluginContextOptions {
   name: string;
@@ -47,7 +48,10 @@ export function createPluginContext(options: PluginContextOptions): PluginContex
     channel: options.channel,
     chat: Object.freeze({
       say,
-      reply: (to: { channel: string; user: { displayName: string } }, text: string) => say(to.channel, `@${to.user.displayName} ${text}`),
+      reply: (to: { channel: string; user: { displayName: string } }, text: string) => {
+        const line = mentionLine(to.user.displayName, text);
+        return line === null ? Promise.resolve({ status: 'refused' as const, reason: 'empty reply' }) : say(to.channel, line);
+      },
     }),
     command(definition: CommandDefinition) {
       options.registerCommand(definition);

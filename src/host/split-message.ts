@@ -13,6 +13,11 @@ export function toChatLine(text: string): string {
   return text.replace(LINE_BREAKS, ' ').replace(/\t/g, ' ').replace(CONTROLS, '').trim();
 }
 
+/** `@Name text` for a reply, or null when `text` is blank: a bare mention says nothing. */
+export function mentionLine(displayName: string, text: string): string | null {
+  return toChatLine(String(text)) === '' ? null : `@${displayName} ${text}`;
+}
+
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** The longest prefix of `word` of at most `maxLength` units that ends on a grapheme boundary. */

@@ -47,6 +47,7 @@ export default definePlugin({
       },
     });
     ctx.command({ name: 'gpeek', cooldown: { global: 30 }, run: (call) => { call.giveBackCooldown(); void call.say('shown to ' + call.user.login); } });
+    ctx.command({ name: 'blank', run: async (call) => { globalThis.blankOutcomes = [await call.reply('  \\t '), await ctx.chat.reply(call, '')]; } });
     ctx.command({ name: 'whoami', run: (call) => { void call.say([call.user.id, call.user.login, call.user.displayName, call.user.role, call.messageId].join(' ')); } });
   },
 });`;
@@ -114,6 +115,17 @@ describe('command routing: prefix, names, aliases', () => {
   it('a prefix of letters matches without regard to case', async () => {
     const other = await start('bot:');
     expect(await say(other, 'BOT:ping')).toEqual(['pong']);
+  });
+});
+
+describe('command routing: replies', () => {
+  it('a blank reply is refused as an empty line, not sent as a bare @mention', async () => {
+    const test = await start();
+    expect(await say(test, '!blank')).toEqual([]);
+    expect((globalThis as { blankOutcomes?: unknown }).blankOutcomes).toEqual([
+      { status: 'refused', reason: 'empty reply' }, { status: 'refused', reason: 'empty reply' },
+    ]);
+    delete (globalThis as { blankOutcomes?: unknown }).blankOutcomes;
   });
 });
 

@@ -59,6 +59,18 @@ function opened(): { promise: Promise<void>; open(): void } {
 const start = (clock = new ManualClock()): Promise<TestHost> =>
   startTestHost({ config: { pluginDirs: [folders.dir], plugins: { tidy: {}, work: {} } }, clock, stopTimeoutMs: 5_000 });
 
+/** A host on a manual clock, stopping while `!forever` (a command that never ends) is under way. */
+async function stopWithCommandUnderWay(stopGates: typeof gates.chatskinStopGates) {
+  gates.chatskinStopGates = stopGates;
+  const clock = new ManualClock();
+  const test = await start(clock);
+  test.chat.message('#streamer', '!forever', viewerTags('ann'));
+  await settle();
+  let done = false;
+  const stopping = test.host.stop().then(() => { done = true; });
+  return { test, clock, stopping, stopped: () => done };
+}
+
 describe('host stop', () => {
   it('lets a command under way finish and send its reply before the queues close', async () => {
     const slow = opened();
@@ -78,15 +90,9 @@ describe('host stop', () => {
   });
 
   it('gives up on a command that never ends after stopTimeoutMs, says so, and still tears down', async () => {
-    gates.chatskinStopGates = {};
-    const clock = new ManualClock();
-    const test = await start(clock);
-    test.chat.message('#streamer', '!forever', viewerTags('ann'));
-    await settle();
-    let stopped = false;
-    const stopping = test.host.stop().then(() => { stopped = true; });
+    const { test, clock, stopping, stopped } = await stopWithCommandUnderWay({});
     await clock.advance(4_999);
-    expect(stopped).toBe(false);
+    expect(stopped()).toBe(false);
     await clock.advance(1);
     await stopping;
     expect(test.logs.find((entry) => /commands under way.*did not finish/.test(String(entry.msg)))?.msg)
@@ -108,20 +114,14 @@ describe('host stop', () => {
   });
 
   it('a command and a teardown that both never end cost 5 s and 3 s: the stop fits the 10 s shutdown deadline, and the other teardown runs', async () => {
-    gates.chatskinStopGates = { teardown: new Promise(() => {}) };
-    const clock = new ManualClock();
-    const test = await start(clock);
-    test.chat.message('#streamer', '!forever', viewerTags('ann'));
-    await settle();
-    let stopped = false;
-    const stopping = test.host.stop().then(() => { stopped = true; });
+    const { test, clock, stopping, stopped } = await stopWithCommandUnderWay({ teardown: new Promise(() => {}) });
     await clock.advance(5_000);
     expect(test.logs.map((entry) => entry.msg)).toContain('tidy torn down');
     await clock.advance(2_999);
-    expect(stopped).toBe(false);
+    expect(stopped()).toBe(false);
     await clock.advance(1);
     await stopping;
-    expect(stopped).toBe(true);
+    expect(stopped()).toBe(true);
   });
 
   it('fails a plugin whose module never finishes loading, and starts the others', async () => {

@@ -34,6 +34,12 @@ export function encodePathSegment(segment: string): string {
  * JSON.stringify does), refused when it cannot be encoded or is over the API's body limit.
  */
 export function encodeJsonBody(body: object, limitBytes = DEFAULT_BODY_LIMIT_BYTES): string {
+  // JSON has no NaN or Infinity: JSON.stringify writes null, which would reset a setting the
+  // caller meant to set (a plugin's Number('abc')).
+  const nonFinite = findNonFiniteNumber(body);
+  if (nonFinite !== null) {
+    throw validationError({ [nonFinite.path]: [`The ${nonFinite.key} must be a number, not ${nonFinite.value}.`] });
+  }
   let text: string | undefined;
   try {
     text = JSON.stringify(body);
@@ -46,4 +52,19 @@ export function encodeJsonBody(body: object, limitBytes = DEFAULT_BODY_LIMIT_BYT
     throw new ServiceError(413, `Payload Too Large: the request body is over ${limitBytes} bytes.`);
   }
   return text;
+}
+
+/** The first NaN or ±Infinity inside `body`, with its path as the API names fields (`values.bubble.width`). */
+function findNonFiniteNumber(body: object): { path: string; key: string; value: number } | null {
+  const pending: Array<{ value: unknown; path: string[] }> = [{ value: body, path: [] }];
+  // A cycle is JSON.stringify's to refuse; each object is looked into once.
+  const seen = new Set<object>();
+  while (pending.length > 0) {
+    const { value, path } = pending.pop()!;
+    if (typeof value === 'number' && !Number.isFinite(value)) return { path: path.join('.'), key: path.at(-1) ?? 'body', value };
+    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+    seen.add(value);
+    for (const [key, child] of Object.entries(value)) pending.push({ value: child, path: [...path, key] });
+  }
+  return null;
 }

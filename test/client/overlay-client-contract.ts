@@ -127,6 +127,14 @@ export function describeOverlayClientContract(name: string, makeWorld: () => Pro
         expect((await client.getTemplate()).settings_values['bubble.width']).toBe(400);
       });
 
+      it.each([NaN, Infinity, -Infinity])('refuses %s as a value (JSON would carry it as null, a reset), changing nothing', async (bad) => {
+        await client.updateTemplate({ scope: 'independent', values: { 'bubble.width': 300 } });
+        const error = await client.updateTemplate({ scope: 'independent', values: { 'bubble.width': bad } }).then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(OverlayStyleError);
+        expect(error).toMatchObject({ status: 422, errors: { 'values.bubble.width': [`The bubble.width must be a number, not ${bad}.`] } });
+        expect((await client.getTemplate()).settings_values['bubble.width']).toBe(300);
+      });
+
       it('writes an override on a synced overlay, and the source through scope source', async () => {
         const override = await client.updateTemplate({
           scope: 'override', values: { 'avatar.size': 80 }, preset_id: world.syncedPresetId,

@@ -2,6 +2,7 @@
 import { HELP, commandHelp } from './cli/help.ts';
 import { configFlagOf, parseCommandLine } from './cli/command-line.ts';
 import type { CommandName } from './cli/command-line.ts';
+import { errorText } from './host/error-text.ts';
 
 const COMMANDS: Record<CommandName, () => Promise<{ run(args: string[], options: CliOptions): Promise<void> }>> = {
   start: () => import('./cli/start-command.ts'),
@@ -46,6 +47,6 @@ main(process.argv.slice(2)).catch(async (error: unknown) => {
     // The --config flag as given, even on a refused command line: the message names the file in use.
     process.stderr.write(formatFailure(error, failureContext(configFlagOf(process.argv.slice(2)))));
   } catch {
-    process.stderr.write(`chatskin: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`chatskin: ${errorText(error)}\n`);
   }
 });

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { closestName } from '../host/closest-name.ts';
 import { CliError } from './cli-error.ts';
+import { errorText } from '../host/error-text.ts';
 
 /** The flags every command takes. */
 export const GLOBAL_FLAGS = {
@@ -88,7 +89,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
     parsed = parseArgs({ args: argv, options: allowed, strict: true, allowPositionals: true });
   } catch (error) {
     // Node words some of these on several lines; the CLI's errors are one.
-    const message = (error instanceof Error ? error.message : String(error)).split('\n').map((part) => part.trim()).join(' ');
+    const message = errorText(error).split('\n').map((part) => part.trim()).join(' ');
     throw new CliError(`${message.replace(/\.$/, '')}, for command "${spec!.label}". Run chatskin ${spec!.label} --help for its options.`);
   }
   const { config, help: _help, version: _version, ...flags } = parsed.values;

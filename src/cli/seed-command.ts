@@ -4,6 +4,7 @@ import { applySeed } from '../service/seed.ts';
 import { readSeedFile, SeedFixtureError } from '../service/seed-fixture.ts';
 import { withService, requireArgs } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
+import { errorText } from '../host/error-text.ts';
 
 export async function run(args: string[], options: CliOptions): Promise<void> {
   const [file] = requireArgs(args, 1, 'chatskin seed FILE [--config FILE]');
@@ -12,7 +13,7 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
     try {
       fixture = readSeedFile(file!);
     } catch (error) {
-      throw new CliError(error instanceof SeedFixtureError ? fixtureRefusal(file!, error) : error instanceof Error ? error.message : String(error));
+      throw new CliError(error instanceof SeedFixtureError ? fixtureRefusal(file!, error) : errorText(error));
     }
     try {
       return await applySeed(service, fixture, file);

@@ -18,6 +18,7 @@ import { BUILT_IN_PLUGIN_DIR, findPluginEntry, importPlugin, parsePluginSettings
 import type { PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
 import { createReplyQueue } from './reply-queue.ts';
 import type { ReplyQueue, ReplyQueueOptions } from './reply-queue.ts';
+import { errorText } from './error-text.ts';
 
 export interface HostOptions {
   config: Config;
@@ -149,7 +150,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       for (const [key, registration] of redemptions) if (registration.plugin === name) redemptions.delete(key);
       status.commands = [];
       status.rewards = [];
-      status.error = error instanceof Error ? error.message : String(error);
+      status.error = errorText(error);
       pluginLogger.error({ err: error }, `plugin ${name} failed to start and is disabled: ${status.error}`);
       // A setup that timed out may still finish: what it set up is let go at once.
       setup.then(async (late) => {
@@ -201,7 +202,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     try {
       await withDeadline(work, limitMs, () => new Error(`did not finish within ${limitMs} ms`), clock);
     } catch (error) {
-      logger.error({ err: error, ...context }, `stopping: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+      logger.error({ err: error, ...context }, `stopping: ${what}: ${errorText(error)}`);
     }
   };
 

@@ -24,6 +24,7 @@ import type { ReplyOutcome } from './plugin-api.ts';
 import { SentLines } from './sent-lines.ts';
 import { SlidingWindow } from './sliding-window.ts';
 import { splitMessage, toChatLine } from './split-message.ts';
+import { errorText } from './error-text.ts';
 
 export interface ReplyQueueOptions {
   transport: ChatTransport;
@@ -176,7 +177,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
         if (ticket.left === 0) settle(ticket, { status: 'sent', parts: ticket.parts });
       },
       (error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorText(error);
         // The rest of this reply would read wrongly without this part: withdraw it too.
         const before = state.waiting.length;
         if (ticket !== null) state.waiting = state.waiting.filter((other) => other.ticket !== ticket);

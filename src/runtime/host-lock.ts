@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { StoreOpenError, storeOpenError } from '../service/store/store-open-error.ts';
+import { errorText } from '../host/error-text.ts';
 
 export interface HostLock {
   release(): void;
@@ -37,7 +38,7 @@ export function lockStoreForHost(storePath: string): HostLock {
     db.exec('COMMIT');
   } catch (error) {
     db.close();
-    if (/locked|busy/i.test(error instanceof Error ? error.message : String(error))) {
+    if (/locked|busy/i.test(errorText(error))) {
       throw new StoreOpenError(storePath, 'is already served by another `chatskin start`: stop that one first, or give this one its own store.path.', { cause: error });
     }
     throw storeOpenError(file, error);

@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import { systemClock } from '../../host/clock.ts';
 import type { Clock } from '../../host/clock.ts';
 import { addLogSecrets } from '../../host/logger.ts';
-import { errorText } from '../../host/redemptions/channel-points.ts';
+import { errorText } from '../../host/error-text.ts';
 import { missingScopes } from './scopes.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { isTokenFileSeen, readTokenFile, writeTokenFile } from '../twitch-auth/token-file.ts';

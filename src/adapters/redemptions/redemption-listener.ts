@@ -19,7 +19,7 @@ import type { ApiClient } from '@twurple/api';
 import { EventSubWsListener } from '@twurple/eventsub-ws';
 import type { Logger } from 'pino';
 import type { TwitchRedemption } from '../../host/redemptions/channel-points.ts';
-import { errorText } from '../../host/redemptions/channel-points.ts';
+import { errorText } from '../../host/error-text.ts';
 import { describeTwitchError } from '../twitch-auth/twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
 

@@ -12,7 +12,7 @@ import { systemClock } from '../../host/clock.ts';
 import type { Clock, ScheduledTimer } from '../../host/clock.ts';
 import type { Host } from '../../host/host.ts';
 import { addLogSecrets } from '../../host/logger.ts';
-import { errorText } from '../../host/redemptions/channel-points.ts';
+import { errorText } from '../../host/error-text.ts';
 import { createLedgerRetention } from '../../host/redemptions/ledger-retention.ts';
 import type { LedgerRetention } from '../../host/redemptions/ledger-retention.ts';
 import type { ManagedRewardStore, RedemptionLedger, RedemptionLedgerRetention } from '../../host/redemptions/redemption-ledger.ts';

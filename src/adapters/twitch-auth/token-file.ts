@@ -6,7 +6,7 @@
 import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { errorText } from '../../host/redemptions/channel-points.ts';
+import { errorText } from '../../host/error-text.ts';
 
 export const OWNER_ONLY = 0o600;
 

@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import { withDeadline } from '../../host/deadline.ts';
 import { addLogSecrets } from '../../host/logger.ts';
-import { errorText } from '../../host/redemptions/channel-points.ts';
+import { errorText } from '../../host/error-text.ts';
 import { readTokenFile, TokenFileError, writeTokenFile } from '../twitch-auth/token-file.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';

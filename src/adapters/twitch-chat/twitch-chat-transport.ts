@@ -26,7 +26,7 @@ import type tmi from 'tmi.js';
 import { createChatListeners } from '../chat-listeners.ts';
 import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel, TWITCH_CHAT_LIMITS } from '../../host/chat-transport.ts';
 import type { ChatTransport } from '../../host/chat-transport.ts';
-import { errorText } from '../../host/redemptions/channel-points.ts';
+import { errorText } from '../../host/error-text.ts';
 import { createChannelJoins } from './channel-joins.ts';
 import { createChatEvents } from './chat-events.ts';
 import { chatTokenSource } from './chat-token-source.ts';
@@ -411,7 +411,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       try {
         await current.raw(`PRIVMSG #${channel} :${text}`);
       } catch (reason) {
-        throw new TwitchChatError(`Twitch chat could not send to #${channel}: ${reason instanceof Error ? reason.message : String(reason)}`);
+        throw new TwitchChatError(`Twitch chat could not send to #${channel}: ${errorText(reason)}`);
       }
       echo.sent(channel, text, Date.now());
     },

@@ -61,7 +61,3 @@ export class ChannelPointsError extends Error {
     this.status = status;
   }
 }
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

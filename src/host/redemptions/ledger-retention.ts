@@ -5,7 +5,7 @@
 // Why this keeps each redemption's effect to once: docs/redemptions.md#retention.
 import type { Logger } from 'pino';
 import type { Clock, ScheduledTimer } from '../clock.ts';
-import { errorText } from './channel-points.ts';
+import { errorText } from '../error-text.ts';
 import type { RedemptionLedgerRetention } from './redemption-ledger.ts';
 
 export const DAY_MS = 86_400_000;

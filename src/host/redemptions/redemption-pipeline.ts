@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import type { RedemptionResult } from '../host.ts';
 import type { RedemptionEvent } from '../plugin-api.ts';
-import { errorText } from './channel-points.ts';
+import { errorText } from '../error-text.ts';
 import type { ChannelPointsApi, RedemptionStatusUpdate, TwitchRedemption } from './channel-points.ts';
 import type { LedgerOutcome, RedemptionLedger } from './redemption-ledger.ts';
 import { createStatusBatcher } from './status-batcher.ts';

@@ -5,7 +5,8 @@
 // behind each reward key is remembered in the store. A reward with the same title that another
 // app or the dashboard made cannot be managed: it is reported, never silently skipped.
 import type { Logger } from 'pino';
-import { ChannelPointsError, errorText } from './channel-points.ts';
+import { ChannelPointsError } from './channel-points.ts';
+import { errorText } from '../error-text.ts';
 import type { ChannelPointsApi, RewardFields, TwitchReward } from './channel-points.ts';
 import type { ManagedReward, ManagedRewardStore } from './redemption-ledger.ts';
 

@@ -162,4 +162,14 @@ describe('managed rewards', () => {
     const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('hug'), user: { login: 'fan' } });
     await world.helix.waitForRedemptionStatus(redemption.id, 'CANCELED');
   });
+
+  it('names a plugin\'s reward key that twitch.rewards does not define (nothing will redeem it)', async () => {
+    const world = await open({ rewards: { 'unlock-neon': NEON_REWARD }, skinShop: { rewards: { 'unlock-neon': 'neon', 'unlock-nean': 'neon' } } });
+    await world.start();
+    await world.settled();
+    expect(world.logs.filter((l) => l.level === 40 && l['rewardKey'] === 'unlock-nean').map((l) => l.msg)).toEqual([
+      'plugin skin-shop handles the reward "unlock-nean", which twitch.rewards does not define: nothing will redeem it',
+    ]);
+    expect(world.logs.some((l) => l.level === 40 && l['rewardKey'] === 'unlock-neon')).toBe(false);
+  });
 });

@@ -273,6 +273,13 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
     const retention: LedgerRetention = createLedgerRetention({ ledger, retentionDays: settings.redemptions.ledgerRetentionDays, clock, logger });
 
     const handledKeys = (): Set<string> => new Set(host.plugins.filter((p) => p.state === 'running').flatMap((p) => p.rewards));
+    // The other way round: a handler for a key no reward is made for never runs (a typo, say).
+    for (const plugin of host.plugins.filter((p) => p.state === 'running')) {
+      for (const key of plugin.rewards.filter((rewardKey) => !Object.hasOwn(settings.rewards, rewardKey))) {
+        logger.warn({ plugin: plugin.name, rewardKey: key },
+          `plugin ${plugin.name} handles the reward "${key}", which twitch.rewards does not define: nothing will redeem it`);
+      }
+    }
 
     async function syncRewards(): Promise<void> {
       try {

@@ -133,8 +133,9 @@ describe('a session_reconnect whose connections are lost during the handover', (
       userId: world.broadcaster.id, timeoutMs: GUARD_MS, since: subscriptionsBefore,
     });
     await expect.poll(() => world.redemptions!.status().eventsub!.subscription, { timeout: GUARD_MS }).toBe('active');
-    // twurple alone opened thousands of sockets a second to the dead URL, for ever.
-    expect(eventSub.totalConnections - before).toBeLessThan(10);
+    // twurple alone opened thousands of sockets a second to the dead URL, for ever; a few more
+    // than the three closes may come while the connections twurple already set going end.
+    expect(eventSub.totalConnections - before).toBeLessThan(50);
     expect(warnings(world).some((w) => /connecting afresh in \d+ s/.test(w))).toBe(true);
     await expectLiveRedemptions(world, subscription.transport.session_id);
   });

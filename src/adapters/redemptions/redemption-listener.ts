@@ -248,6 +248,18 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     watchNewConnection(listener);
   }
 
+  /**
+   * Whether `created` is no longer the listener (replaced, or stopped); then it is stopped again.
+   * One stop may not be the last word: a connection twurple had set going before it (the closes
+   * of a failed handover each schedule the next attempt) can come back, so a replaced listener
+   * that is heard from at all is stopped once more, just after twurple's own handling.
+   */
+  function quenchedIfReplaced(created: EventSubWsListenerWithoutTimers): boolean {
+    if (created === listener) return false;
+    setImmediate(() => created.stopCompletely());
+    return true;
+  }
+
   function build(): EventSubWsListenerWithoutTimers {
     const created = new EventSubWsListenerWithoutTimers({
       apiClient: options.apiClient,
@@ -261,7 +273,7 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     };
     created.onUserSocketConnect(() => {
       // A listener already replaced by restart() (or stopped) is not heard any more.
-      if (status.state === 'stopped' || created !== listener) return;
+      if (quenchedIfReplaced(created) || status.state === 'stopped') return;
       socketOpen = true;
       log.debug('EventSub socket open, waiting for the welcome');
       armWelcomeWatchdog(created, welcomeTimeoutMs,
@@ -284,7 +296,7 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       status.sessionId = sessionId;
     });
     created.onUserSocketDisconnect((_userId: string, error?: Error) => {
-      if (status.state === 'stopped' || created !== listener) return;
+      if (quenchedIfReplaced(created) || status.state === 'stopped') return;
       // twurple connects again on its own, after a wait of up to maxRetryWaitMs; each failed
       // attempt is reported here. Silence for longer than that is an attempt that hangs.
       armWelcomeWatchdog(created, welcomeTimeoutMs + maxRetryWaitMs,

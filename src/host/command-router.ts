@@ -10,7 +10,7 @@ import type { Clock } from './clock.ts';
 import { parseArgs, usageLine } from './command-args.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
-import { mentionLine } from './split-message.ts';
+import { sendMention } from './split-message.ts';
 import { TAG_CHARACTERS } from './typed-text.ts';
 import { UsageNotices } from './usage-notices.ts';
 
@@ -112,11 +112,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
         user,
         text: message.text,
         messageId: message.messageId,
-        reply: (reply) => {
-          const line = mentionLine(user.displayName, reply);
-          // A blank reply would be a bare mention: it is refused as an empty line is.
-          return line === null ? Promise.resolve({ status: 'refused', reason: 'empty reply' }) : send(line);
-        },
+        reply: (reply) => sendMention(send, user.displayName, reply),
         say: (line) => send(line),
         giveBackCooldown: () => {
           if (use === undefined || givenBack) return;

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
 import type { CommandDefinition, PluginContext, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
-import { mentionLine } from './split-message.ts';
+import { sendMention } from './split-message.ts';
 
 export interface PluginContextOptions {
   name: string;
@@ -48,10 +48,8 @@ export function createPluginContext(options: PluginContextOptions): PluginContex
     channel: options.channel,
     chat: Object.freeze({
       say,
-      reply: (to: { channel: string; user: { displayName: string } }, text: string) => {
-        const line = mentionLine(to.user.displayName, text);
-        return line === null ? Promise.resolve({ status: 'refused' as const, reason: 'empty reply' }) : say(to.channel, line);
-      },
+      reply: (to: { channel: string; user: { displayName: string } }, text: string) =>
+        sendMention((line) => say(to.channel, line), to.user.displayName, text),
     }),
     command(definition: CommandDefinition) {
       options.registerCommand(definition);

@@ -3,6 +3,7 @@
 // than half a message before it (or is longer than a whole message) is cut between grapheme
 // clusters instead, so an emoji or a surrogate pair is never halved, and a reply of a mention and
 // one long word does not spend a whole message on the mention alone.
+import type { ReplyOutcome } from './plugin-api.ts';
 
 const LINE_BREAKS = /[\r\n\u2028\u2029]+/g;
 // C0/C1 controls except tab; a tab becomes a space.
@@ -13,9 +14,13 @@ export function toChatLine(text: string): string {
   return text.replace(LINE_BREAKS, ' ').replace(/\t/g, ' ').replace(CONTROLS, '').trim();
 }
 
-/** `@Name text` for a reply, or null when `text` is blank: a bare mention says nothing. */
-export function mentionLine(displayName: string, text: string): string | null {
-  return toChatLine(String(text)) === '' ? null : `@${displayName} ${text}`;
+/**
+ * Sends `@Name text` with `send`; a blank `text` is refused as an empty line is, never sent as a
+ * bare mention (which says nothing).
+ */
+export function sendMention(send: (line: string) => Promise<ReplyOutcome>, displayName: string, text: string): Promise<ReplyOutcome> {
+  if (toChatLine(String(text)) === '') return Promise.resolve({ status: 'refused', reason: 'empty reply' });
+  return send(`@${displayName} ${text}`);
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

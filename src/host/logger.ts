@@ -27,8 +27,8 @@ const TOKEN_SHAPES = [
   /\b(Bearer|OAuth)\s+[A-Za-z0-9._~+/=-]+/gi,
   /csk_[A-Za-z0-9_-]{8,}/g,
 ];
-/** `name=value` as in a URL's query or a message: the value of a secret-named parameter. */
-const SECRET_PARAMETER = /\b((?:access_|refresh_)?token|client_secret|secret|password|api_?key)=([^&\s"'\\]+)/gi;
+/** `name=value` as in a URL's query or a message; its value is scrubbed when the name is a secret key's. */
+const PARAMETER = /\b([A-Za-z][\w-]*)=([^&\s"'\\]+)/g;
 
 function isSecretKey(key: string): boolean {
   return SECRET_KEY_WORD.test(key) && !NOT_A_SECRET_KEY.test(key);
@@ -47,7 +47,7 @@ export function createScrubber(secrets: readonly string[] = []): (line: string) 
   const knownPattern = known.length > 0 ? new RegExp(known.map(escapeRegExp).join('|'), 'g') : null;
   return (line) => {
     let out = line.replace(STRING_FIELD, (field, key: string) => (isSecretKey(key) ? `"${key}":"${REDACTED}"` : field));
-    out = out.replace(SECRET_PARAMETER, `$1=${REDACTED}`);
+    out = out.replace(PARAMETER, (parameter, name: string) => (isSecretKey(name) ? `${name}=${REDACTED}` : parameter));
     if (knownPattern) out = out.replace(knownPattern, REDACTED);
     for (const shape of TOKEN_SHAPES) {
       out = out.replace(shape, (match, scheme?: string) => (typeof scheme === 'string' && !match.toLowerCase().startsWith('oauth:') ? `${scheme} ${REDACTED}` : REDACTED));

@@ -87,10 +87,13 @@ class AttemptFailure {
   readonly error: OverlayStyleError;
   readonly maybeSent: boolean;
   readonly retryable: boolean;
-  constructor(error: OverlayStyleError, maybeSent: boolean, retryable: boolean) {
+  /** What held the call up, for the retry's log line (the attempt knows it best). */
+  readonly reason: string;
+  constructor(error: OverlayStyleError, maybeSent: boolean, retryable: boolean, reason: string) {
     this.error = error;
     this.maybeSent = maybeSent;
     this.retryable = retryable;
+    this.reason = reason;
   }
 }
 
@@ -193,7 +196,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         const timeout = new OverlayStyleError({
           status: 0, kind: 'timeout', message: `${describe(call)} got no complete answer within ${timeoutMs} ms`, cause: error,
         });
-        throw new AttemptFailure(timeout, true, true);
+        throw new AttemptFailure(timeout, true, true, `no complete answer within ${timeoutMs} ms`);
       }
       const code = errorCode(error);
       const notSent = code !== undefined && NOT_SENT_ERROR_CODES.has(code);
@@ -207,7 +210,8 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
           + (tls ? ': no TLS connection could be made; check that baseUrl\'s scheme (http or https) is the service\'s and that its certificate is trusted' : ''),
         cause: error,
       });
-      throw new AttemptFailure(network, !notSent, notSent || maybeSent);
+      const reason = `the connection failed: ${code ?? String(error)}`;
+      throw new AttemptFailure(network, !notSent, notSent || maybeSent, reason);
     } finally {
       clearTimeout(timer);
     }
@@ -230,7 +234,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
           message: `${describe(call)} answered ${status} with a body over ${maxResponseBytes} bytes (maxResponseBytes); it was not read further.`,
         });
         // It was answered, so it may have been done: not sent again.
-        throw new AttemptFailure(tooLong, true, false);
+        throw new AttemptFailure(tooLong, true, false, 'the answer was too long');
       }
       chunks.push(chunk);
     }
@@ -285,10 +289,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         if (!(failure instanceof AttemptFailure)) throw failure;
         const mayRepeat = failure.retryable && (call.idempotent || !failure.maybeSent);
         if (!canRetry || !mayRepeat) throw failure.error;
-        const reason = failure.error.kind === 'timeout'
-          ? `no complete answer within ${timeoutMs} ms`
-          : `the connection failed${failure.error.cause === undefined ? '' : `: ${errorCode(failure.error.cause) ?? String(failure.error.cause)}`}`;
-        await waitToRetry(call, backoffDelayMs(retry, policy), reason);
+        await waitToRetry(call, backoffDelayMs(retry, policy), failure.reason);
         continue;
       }
       const { status } = answer;

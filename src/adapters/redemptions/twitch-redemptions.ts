@@ -272,9 +272,11 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
     // Settled ledger rows older than ledgerRetentionDays: deleted at start, then hourly.
     const retention: LedgerRetention = createLedgerRetention({ ledger, retentionDays: settings.redemptions.ledgerRetentionDays, clock, logger });
 
-    const handledKeys = (): Set<string> => new Set(host.plugins.filter((p) => p.state === 'running').flatMap((p) => p.rewards));
+    // A plugin's state is settled once the host is made (one left out stays off).
+    const runningPlugins = host.plugins.filter((plugin) => plugin.state === 'running');
+    const handledKeys = new Set(runningPlugins.flatMap((plugin) => plugin.rewards));
     // The other way round: a handler for a key no reward is made for never runs (a typo, say).
-    for (const plugin of host.plugins.filter((p) => p.state === 'running')) {
+    for (const plugin of runningPlugins) {
       for (const key of plugin.rewards.filter((rewardKey) => !Object.hasOwn(settings.rewards, rewardKey))) {
         logger.warn({ plugin: plugin.name, rewardKey: key },
           `plugin ${plugin.name} handles the reward "${key}", which twitch.rewards does not define: nothing will redeem it`);
@@ -296,8 +298,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       } catch (error) {
         logger.error({ err: error }, `the managed rewards could not be read: ${errorText(error)}`);
       }
-      const handled = handledKeys();
-      status.unhandledRewardKeys = Object.keys(settings.rewards).filter((key) => !handled.has(key));
+      status.unhandledRewardKeys = Object.keys(settings.rewards).filter((key) => !handledKeys.has(key));
       for (const key of status.unhandledRewardKeys) {
         logger.warn({ rewardKey: key }, `no running plugin handles the reward "${key}": its redemptions will be refunded`);
       }

@@ -32,7 +32,7 @@ async function apiPlugin(api: FastifyInstance, options: ResolvedApiOptions): Pro
   const responder = createErrorResponder(options.redirectErrors);
   const requestLimiter = new FixedWindowLimiter({ limit: options.perMinute, windowMs: WINDOW_MS, now: options.now });
   const failedAuthLimiter = new FixedWindowLimiter({
-    limit: options.failedAuthPerMinute, windowMs: WINDOW_MS, now: options.now,
+    limit: options.failedAuthPerMinute, windowMs: WINDOW_MS, now: options.now, maxKeys: options.maxTrackedAddresses,
   });
 
   api.decorateRequest('account', null);

@@ -2,6 +2,7 @@
 // (no cache), so a key revoked by another process stops working on the very next request.
 // Failures are counted per client address; an address that used up its budget gets 429 before
 // its token is even looked at, so keys cannot be guessed at speed.
+import { isIP } from 'node:net';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Account } from '../types.ts';
 import type { ErrorResponder } from './error-response.ts';
@@ -33,6 +34,15 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+/**
+ * The address failed authentications are counted under: the client's, or, when a trusted
+ * X-Forwarded-For names something that is not an address (any text, up to the header limit,
+ * with `trustProxy: true`), the connection's, so the limiter never keys on client-made text.
+ */
+export function failedAuthAddress(request: FastifyRequest): string {
+  return isIP(request.ip) !== 0 ? request.ip : request.socket.remoteAddress ?? '';
+}
+
 export function createAuthenticationHook(options: {
   authenticate: Authenticate;
   failedAuthLimiter: FixedWindowLimiter;
@@ -41,7 +51,7 @@ export function createAuthenticationHook(options: {
 }): onRequestAsyncHookHandler {
   const { authenticate, failedAuthLimiter, responder, now } = options;
   return async function authentication(request: FastifyRequest, reply) {
-    const address = request.ip;
+    const address = failedAuthAddress(request);
     const budget = failedAuthLimiter.peek(address);
     if (!budget.allowed) {
       setRateLimitHeaders(reply, budget);

@@ -1,6 +1,12 @@
 // A fixed-window counter per key: a window opens at a key's first hit and lasts `windowMs`;
 // once `limit` hits are used, further hits are refused until the window ends. In memory, per
 // process: the bundled service runs one API process.
+//
+// Bounded: keys come from clients (an address per failed authentication), so at most `maxKeys`
+// windows are kept. The map is kept in the order windows opened, so the oldest is first: a new
+// key that finds the map full drops the oldest window (an ended one, or else the client that has
+// waited longest starts afresh: dropping it takes `maxKeys` new addresses, which an attacker who
+// has that many could use to guess with anyway).
 import type { Clock } from './options.ts';
 
 export interface LimiterState {
@@ -18,17 +24,28 @@ interface Window {
   resetAt: number;
 }
 
+/** Windows kept at most, by default: some 100 bytes each with an address as the key. */
+export const DEFAULT_MAX_KEYS = 100_000;
+
 export class FixedWindowLimiter {
   readonly limit: number;
   readonly windowMs: number;
+  readonly maxKeys: number;
   readonly #now: Clock;
+  /** In the order the windows opened (oldest first). */
   readonly #windows = new Map<string, Window>();
   #nextSweep = 0;
 
-  constructor(options: { limit: number; windowMs: number; now: Clock }) {
+  constructor(options: { limit: number; windowMs: number; now: Clock; maxKeys?: number }) {
     this.limit = options.limit;
     this.windowMs = options.windowMs;
+    this.maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
     this.#now = options.now;
+  }
+
+  /** How many keys have a window (for tests and stats). */
+  get size(): number {
+    return this.#windows.size;
   }
 
   /** Counts one hit for `key` unless the window is already used up. */
@@ -37,6 +54,9 @@ export class FixedWindowLimiter {
     this.#sweep(now);
     let window = this.#windows.get(key);
     if (window === undefined || window.resetAt <= now) {
+      // A new window goes last, so the map stays in opening order.
+      this.#windows.delete(key);
+      this.#makeRoom();
       window = { count: 0, resetAt: now + this.windowMs };
       this.#windows.set(key, window);
     }
@@ -68,6 +88,14 @@ export class FixedWindowLimiter {
     this.#nextSweep = now + this.windowMs;
     for (const [key, window] of this.#windows) {
       if (window.resetAt <= now) this.#windows.delete(key);
+    }
+  }
+
+  /** Room for one more window: the oldest go first (ended ones, being older, before live ones). */
+  #makeRoom(): void {
+    for (const key of this.#windows.keys()) {
+      if (this.#windows.size < this.maxKeys) return;
+      this.#windows.delete(key);
     }
   }
 }

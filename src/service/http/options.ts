@@ -23,6 +23,11 @@ export interface RateLimitOptions {
   perMinute?: number;
   /** Failed authentications per fixed 60 s window per client address. Default 30. */
   failedAuthPerMinute?: number;
+  /**
+   * Client addresses whose failed authentications are remembered at most (the oldest is
+   * forgotten first), so many addresses cannot grow the process's memory. Default 100000.
+   */
+  maxTrackedAddresses?: number;
   /** Clock for both limiters; default Date.now. */
   now?: Clock;
 }
@@ -58,6 +63,7 @@ export interface ResolvedApiOptions {
   prefix: string;
   perMinute: number;
   failedAuthPerMinute: number;
+  maxTrackedAddresses: number;
   now: Clock;
   bodyLimitBytes: number;
   blockedAgents: readonly string[];
@@ -67,6 +73,7 @@ export interface ResolvedApiOptions {
 export const DEFAULT_PREFIX = '/api/v1';
 export const DEFAULT_PER_MINUTE = 30;
 export const DEFAULT_FAILED_AUTH_PER_MINUTE = 30;
+export const DEFAULT_MAX_TRACKED_ADDRESSES = 100_000;
 export const DEFAULT_BODY_LIMIT_BYTES = 65_536;
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -89,6 +96,9 @@ export function resolveApiOptions(options: ApiOptions): ResolvedApiOptions {
     perMinute: positiveInteger('rateLimit.perMinute', options.rateLimit?.perMinute, DEFAULT_PER_MINUTE),
     failedAuthPerMinute: positiveInteger(
       'rateLimit.failedAuthPerMinute', options.rateLimit?.failedAuthPerMinute, DEFAULT_FAILED_AUTH_PER_MINUTE,
+    ),
+    maxTrackedAddresses: positiveInteger(
+      'rateLimit.maxTrackedAddresses', options.rateLimit?.maxTrackedAddresses, DEFAULT_MAX_TRACKED_ADDRESSES,
     ),
     now: options.rateLimit?.now ?? Date.now,
     bodyLimitBytes: positiveInteger('bodyLimitBytes', options.bodyLimitBytes, DEFAULT_BODY_LIMIT_BYTES),

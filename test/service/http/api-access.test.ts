@@ -295,6 +295,28 @@ describe('failed authentication limit behind a reverse proxy', () => {
     for (let i = 0; i < 3; i++) expect(await failFrom(`203.0.113.${i}`)).toBe(401);
     expect(await failFrom('203.0.113.99')).toBe(429);
   });
+
+  it('counts a forwarded value that is not an address under the connection\'s address, so its text is never a key', async () => {
+    // With trustProxy: true the leftmost value, the client's own, is believed: any text up to
+    // the header limit, which as a limiter key would cost memory per request.
+    server = await startApiTestServer({ rateLimit: { failedAuthPerMinute: 3 }, trustProxy: true });
+    for (let i = 0; i < 3; i++) expect(await failFrom(`not-an-address-${i}-${'x'.repeat(4000)}`)).toBe(401);
+    expect(await failFrom('not-an-address-99')).toBe(429);
+    // Clients named by a real address are still counted apart.
+    expect(await failFrom('203.0.113.7')).toBe(401);
+  });
+
+  it('remembers at most maxTrackedAddresses clients, forgetting the oldest first', async () => {
+    server = await startApiTestServer({ rateLimit: { failedAuthPerMinute: 1, maxTrackedAddresses: 10 }, trustProxy: true });
+    expect(await failFrom('203.0.113.1')).toBe(401);
+    expect(await failFrom('203.0.113.1')).toBe(429);
+    for (let i = 0; i < 9; i++) expect(await failFrom(`198.51.100.${i}`)).toBe(401);
+    // Ten addresses remembered: the first is still limited.
+    expect(await failFrom('203.0.113.1')).toBe(429);
+    expect(await failFrom('198.51.100.200')).toBe(401);
+    // An eleventh made room by forgetting the oldest.
+    expect(await failFrom('203.0.113.1')).toBe(401);
+  });
 });
 
 describe('Accept redirect of error responses', () => {

@@ -42,4 +42,33 @@ describe('FixedWindowLimiter', () => {
     limiter.hit('k');
     expect(limiter.peek('k').allowed).toBe(false);
   });
+
+  it('keeps at most maxKeys windows, dropping the oldest first', () => {
+    const clock = { now: 0 };
+    const limiter = new FixedWindowLimiter({ limit: 1, windowMs: 60_000, now: () => clock.now, maxKeys: 100 });
+    for (let i = 0; i < 10_000; i++) {
+      clock.now = i;
+      limiter.hit(`client-${i}`);
+    }
+    expect(limiter.size).toBe(100);
+    // The last hundred are remembered, the first ones forgotten.
+    expect(limiter.peek('client-9999').allowed).toBe(false);
+    expect(limiter.peek('client-9900').allowed).toBe(false);
+    expect(limiter.peek('client-9899').allowed).toBe(true);
+  });
+
+  it('moves a key whose window opened again to the back', () => {
+    const clock = { now: 0 };
+    const limiter = new FixedWindowLimiter({ limit: 1, windowMs: 10, now: () => clock.now, maxKeys: 2 });
+    limiter.hit('a');
+    clock.now = 5;
+    limiter.hit('b');
+    clock.now = 10;
+    limiter.hit('a'); // a new window for a: now newer than b's
+    clock.now = 12;
+    limiter.hit('c'); // b goes, not a
+    expect(limiter.peek('a').allowed).toBe(false);
+    expect(limiter.peek('b').allowed).toBe(true);
+    expect(limiter.peek('c').allowed).toBe(false);
+  });
 });

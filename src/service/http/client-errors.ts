@@ -23,7 +23,9 @@ export function createClientErrorHandler(requestTimeoutMs: number) {
     // A client that hung up: nothing to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const { status, message } = answerOf(error, requestTimeoutMs);
-    this.log.debug({ err: error, status }, 'client error before a request could be read');
+    // Never the error itself: Node puts the raw request bytes on it (`rawPacket`), the
+    // Authorization header and the path included, as a byte array no log scrubber could read.
+    this.log.debug({ code: error.code, reason: (error as { reason?: unknown }).reason, status }, 'client error before a request could be read');
     if (socket.writable) {
       const body = JSON.stringify({ message });
       socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`

@@ -100,7 +100,10 @@ export interface ApiTestServer {
   close(): Promise<void>;
 }
 
-export async function startApiTestServer(options: Partial<Omit<ApiOptions, 'operations' | 'authenticate'>> & Pick<ApiAppOptions, 'trustProxy' | 'requestTimeoutMs'> = {}): Promise<ApiTestServer> {
+export async function startApiTestServer(
+  options: Partial<Omit<ApiOptions, 'operations' | 'authenticate'>> & Pick<ApiAppOptions, 'trustProxy' | 'requestTimeoutMs'>
+    & { logLevel?: pino.Level } = {},
+): Promise<ApiTestServer> {
   const harness = await openHarness();
   const ids = await applySeed(harness.service, structuredClone(API_FIXTURE));
   const keys = {
@@ -110,7 +113,7 @@ export async function startApiTestServer(options: Partial<Omit<ApiOptions, 'oper
   };
   const clock = { now: Date.UTC(2030, 0, 1, 12, 0, 0) };
   const logs: string[] = [];
-  const logger = pino({ level: 'info' }, new Writable({
+  const logger = pino({ level: options.logLevel ?? 'info' }, new Writable({
     write(chunk, _encoding, done) {
       logs.push(String(chunk));
       done();

@@ -76,6 +76,28 @@ describe('requests Node cannot read as HTTP', () => {
   });
 });
 
+describe('logs of requests Node cannot read', () => {
+  it.each([
+    ['two different Content-Lengths', 'Content-Length: 2\r\nContent-Length: 3\r\n'],
+    ['headers over the size limit', `X-Filler: ${'a'.repeat(20_000)}\r\n`],
+  ])('never write the raw bytes (%s), which hold the API key and the path', async (_label, header) => {
+    server = await startApiTestServer({ logLevel: 'debug' });
+    const key = server.keys.alice;
+    const answer = await rawExchange(server.origin,
+      `PUT /api/v1/template?overlay=secret-path-part HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n${header}\r\n{}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 4\d\d /);
+    await expect.poll(() => server!.logs.some((line) => line.includes('client error'))).toBe(true);
+    const logged = server.logs.join('');
+    // Neither as text nor as the byte array a serialized Buffer becomes.
+    expect(logged).not.toContain(key);
+    expect(logged).not.toContain([...Buffer.from(key)].join(','));
+    expect(logged).not.toContain('secret-path-part');
+    expect(logged).not.toContain([...Buffer.from('secret-path-part')].join(','));
+    // Still says what went wrong.
+    expect(logged).toMatch(/HPE_/);
+  });
+});
+
 describe('slow and vanishing clients', () => {
   it('answers a request that does not arrive whole in time with 408 and closes its connection', async () => {
     server = await startApiTestServer({ requestTimeoutMs: 500 });

@@ -59,7 +59,8 @@ async function runChatskinServer(): Promise<void> {
   }
   const app = Fastify(apiServerOptions({ redirectErrors: false }));
   registerApi(app, { operations: service, authenticate: (t) => service.authenticate(t), rateLimit: { perMinute: 1_000_000 } });
-  registerOverlayServer(app, servicePushSource(service), { localChat: false });
+  // A thousand sockets per overlay here stand for a thousand pages, each of its own overlay.
+  registerOverlayServer(app, servicePushSource(service), { localChat: false, maxSocketsPerOverlay: 1_000_000 });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   const body = (size: number) => JSON.stringify({ scope: 'source', preset_id: overlays[1]!.id, values: { 'message.font-size': size } });

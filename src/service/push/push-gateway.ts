@@ -32,6 +32,11 @@ export interface PushGatewayOptions {
   maxBufferedBytes?: number;
   /** How long a socket closed for being slow may take to say goodbye before it is cut. Default 5 000 ms. */
   closeGraceMs?: number;
+  /**
+   * Sockets one overlay may have open at once; more are refused (429) before the handshake, so
+   * one overlay's token cannot take every connection the server allows. Default 32.
+   */
+  maxSocketsPerOverlay?: number;
   /** Page options sent with every snapshot. */
   page?: Partial<Omit<OverlayPageOptions, 'heartbeatMs'>>;
   logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -69,6 +74,7 @@ export const DEFAULT_PAGE_OPTIONS: Omit<OverlayPageOptions, 'heartbeatMs'> = Obj
 });
 export const DEFAULT_HEARTBEAT_MS = 30_000;
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_SOCKETS_PER_OVERLAY = 32;
 
 /** `/overlay/<token>/ws`, query string ignored. */
 const SOCKET_PATH = /^\/overlay\/([^/?#]{1,200})\/ws(?:\?.*)?$/;
@@ -120,6 +126,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   const heartbeatMs = positive('heartbeatMs', options.heartbeatMs, DEFAULT_HEARTBEAT_MS);
   const maxBufferedBytes = positive('maxBufferedBytes', options.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES);
   const closeGraceMs = positive('closeGraceMs', options.closeGraceMs, 5_000);
+  const maxSocketsPerOverlay = positive('maxSocketsPerOverlay', options.maxSocketsPerOverlay, DEFAULT_MAX_SOCKETS_PER_OVERLAY);
   const pageOptions: OverlayPageOptions = { ...DEFAULT_PAGE_OPTIONS, ...options.page, heartbeatMs };
   const pageOptionsJson = JSON.stringify(pageOptions);
   const logger = options.logger;
@@ -176,6 +183,11 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
       }
       if (closed || socket.destroyed) {
         socket.destroy();
+        return;
+      }
+      // Checked here and counted in accept() in the same turn (ws completes the handshake at once).
+      if ((channels.get(overlay.id)?.clients.size ?? 0) >= maxSocketsPerOverlay) {
+        refuseUpgrade(socket, 429, `This overlay has ${maxSocketsPerOverlay} sockets open already; close one first.`);
         return;
       }
       server.handleUpgrade(request, socket, head, (ws) => {
@@ -475,7 +487,7 @@ function nextTurn(): Promise<void> {
 }
 
 function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const reason = status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Internal Server Error';
+  const reason = status === 404 ? 'Not Found' : status === 429 ? 'Too Many Requests' : status === 503 ? 'Service Unavailable' : 'Internal Server Error';
   if (!socket.destroyed) {
     socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
   }

@@ -239,6 +239,43 @@ describe('push gateway', () => {
   });
 });
 
+describe('push gateway socket limit per overlay', () => {
+  it("refuses an overlay's sockets past maxSocketsPerOverlay with 429 before the handshake, and only that overlay's", async () => {
+    const server = await startPushTestServer({ maxSocketsPerOverlay: 2 });
+    const url = (token: string) => `${server.origin.replace('http', 'ws')}/overlay/${token}/ws`;
+    const first = new OverlaySocket(server.origin, server.main.token);
+    const second = new OverlaySocket(server.origin, server.main.token);
+    await first.nextOf('snapshot');
+    await second.nextOf('snapshot');
+    // Several at once: none slips in between its token lookup and its handshake.
+    const refused = await Promise.all([1, 2, 3].map(async () => {
+      const socket = new WebSocket(url(server.main.token));
+      socket.on('error', () => { /* the refused handshake */ });
+      const status = await new Promise<number>((resolve) => {
+        socket.once('open', () => resolve(101));
+        socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      });
+      socket.terminate();
+      return status;
+    }));
+    expect(refused).toEqual([429, 429, 429]);
+    expect(server.gateway.stats().sockets).toBe(2);
+    // Other overlays, of this channel or another, are not affected.
+    const other = new OverlaySocket(server.origin, server.otherChannel.token);
+    await other.nextOf('snapshot');
+    const sibling = new OverlaySocket(server.origin, server.source.token);
+    await sibling.nextOf('snapshot');
+    // A closed socket frees its place.
+    first.close();
+    await first.closed;
+    await expect.poll(() => server.gateway.stats().sockets).toBe(3);
+    const again = new OverlaySocket(server.origin, server.main.token);
+    await again.nextOf('snapshot');
+    for (const socket of [second, other, sibling, again]) socket.close();
+    await server.close();
+  });
+});
+
 describe('push gateway when the service fails', () => {
   it('answers the upgrade with 500 when the token lookup throws, and keeps serving', async () => {
     const server = await startPushTestServer();

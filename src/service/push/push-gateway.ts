@@ -37,6 +37,12 @@ export interface PushGatewayOptions {
    * one overlay's token cannot take every connection the server allows. Default 32.
    */
   maxSocketsPerOverlay?: number;
+  /**
+   * A socket's resyncs are answered at most once per this many ms; an earlier one waits its turn
+   * (chat goes on meanwhile), so a 17-byte frame cannot make the server read and send whole
+   * snapshots as fast as a client asks. Default 1 000 ms.
+   */
+  resyncIntervalMs?: number;
   /** Page options sent with every snapshot. */
   page?: Partial<Omit<OverlayPageOptions, 'heartbeatMs'>>;
   logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -93,6 +99,10 @@ interface Client {
   /** Frames waiting for this turn's flush, in order. */
   outbox: Buffer[];
   outboxBytes: number;
+  /** When its last resync was answered (performance.now()). */
+  lastResyncAt: number;
+  /** A resync that asked too soon, answered when its turn comes. */
+  resyncTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
 interface PendingRead {
@@ -126,6 +136,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   const heartbeatMs = positive('heartbeatMs', options.heartbeatMs, DEFAULT_HEARTBEAT_MS);
   const maxBufferedBytes = positive('maxBufferedBytes', options.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES);
   const closeGraceMs = positive('closeGraceMs', options.closeGraceMs, 5_000);
+  const resyncIntervalMs = positive('resyncIntervalMs', options.resyncIntervalMs, 1_000);
   const maxSocketsPerOverlay = positive('maxSocketsPerOverlay', options.maxSocketsPerOverlay, DEFAULT_MAX_SOCKETS_PER_OVERLAY);
   const pageOptions: OverlayPageOptions = { ...DEFAULT_PAGE_OPTIONS, ...options.page, heartbeatMs };
   const pageOptionsJson = JSON.stringify(pageOptions);
@@ -204,7 +215,9 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
 
   function accept(socket: WebSocket, overlayId: number, accountId: number, storeVersion: number | undefined): void {
     const channel = channelFor(overlayId, accountId);
-    const client: Client = { socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0 };
+    const client: Client = {
+      socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined,
+    };
     channel.clients.add(client);
     socket.on('pong', () => { client.alive = true; });
     socket.on('message', (data, isBinary) => onClientFrame(client, data, isBinary));
@@ -229,13 +242,25 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     }
     if (typeof frame === 'object' && frame !== null && (frame as { type?: unknown }).type === 'resync') {
       // A client already waiting for its snapshot gets just that one.
-      if (client.ready) {
-        client.ready = false;
-        scheduleRead(client.channel, null, client);
+      if (!client.ready || client.resyncTimer !== undefined) return;
+      const wait = client.lastResyncAt + resyncIntervalMs - performance.now();
+      if (wait <= 0) resync(client);
+      else {
+        client.resyncTimer = setTimeout(() => {
+          client.resyncTimer = undefined;
+          if (client.ready && client.socket.readyState === WebSocket.OPEN) resync(client);
+        }, wait);
+        client.resyncTimer.unref();
       }
       return;
     }
     client.socket.close(CLOSE_CODES.badFrame, 'Unknown frame; the only client frame is {"type":"resync"}.');
+  }
+
+  function resync(client: Client): void {
+    client.lastResyncAt = performance.now();
+    client.ready = false;
+    scheduleRead(client.channel, null, client);
   }
 
   function channelFor(overlayId: number, accountId: number): Channel {
@@ -255,6 +280,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
 
   function leave(client: Client): void {
     const { channel } = client;
+    clearTimeout(client.resyncTimer);
     channel.clients.delete(client);
     if (channel.clients.size > 0 || channels.get(channel.overlayId) !== channel) return;
     lastVersions.set(channel.overlayId, channel.version);

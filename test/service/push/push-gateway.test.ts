@@ -276,6 +276,34 @@ describe('push gateway socket limit per overlay', () => {
   });
 });
 
+describe('push gateway resync pacing', () => {
+  it("answers a socket's resyncs at most once per resyncIntervalMs, chat going on meanwhile", async () => {
+    const server = await startPushTestServer({ resyncIntervalMs: 1_000 });
+    const socket = new WebSocket(`${server.origin.replace('http', 'ws')}/overlay/${server.main.token}/ws`);
+    let snapshots = 0;
+    let chats = 0;
+    // A client that asks for a fresh snapshot as soon as each one arrives.
+    socket.on('message', (data) => {
+      for (const line of String(data).split('\n')) {
+        const type = (JSON.parse(line) as { type: string }).type;
+        if (type === 'snapshot') {
+          snapshots++;
+          socket.send('{"type":"resync"}');
+        } else if (type === 'chat') chats++;
+      }
+    });
+    await expect.poll(() => snapshots).toBe(2); // the connect's, and the first resync's at once
+    server.gateway.pushChatEvent(server.accountId, { type: 'chat-cleared' });
+    await expect.poll(() => chats).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(snapshots).toBe(2);
+    // The waiting resync is answered when its second is up.
+    await expect.poll(() => snapshots, { timeout: 2_000 }).toBe(3);
+    socket.terminate();
+    await server.close();
+  });
+});
+
 describe('push gateway when the service fails', () => {
   it('answers the upgrade with 500 when the token lookup throws, and keeps serving', async () => {
     const server = await startPushTestServer();

@@ -17,6 +17,7 @@
 // Frames for a socket queue in its outbox and go out once per event-loop turn, several in one
 // WebSocket message (one frame per line, protocol.ts joinFrames): a busy chat then costs one
 // write per socket and turn, not one per line, which was most of the host's cost per chat line.
+import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -513,7 +514,7 @@ function nextTurn(): Promise<void> {
 }
 
 function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const reason = status === 404 ? 'Not Found' : status === 429 ? 'Too Many Requests' : status === 503 ? 'Service Unavailable' : 'Internal Server Error';
+  const reason = STATUS_CODES[status] ?? 'Error';
   if (!socket.destroyed) {
     socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
   }

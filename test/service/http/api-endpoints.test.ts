@@ -122,6 +122,15 @@ describe('PUT /template', () => {
     expect(answer.body.data.preset_id).toBe(alice().overlays.Second);
   });
 
+  it('takes preset_id from the query when the body\'s is null (null counts as left out)', async () => {
+    const answer = await server.call(`/template?preset_id=${alice().overlays.Second}`, {
+      method: 'PUT', json: { scope: 'override', preset_id: null, values: { 'bubble.gap': 9 } },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.preset_id).toBe(alice().overlays.Second);
+    expect((await server.call(`/template?preset_id=${alice().overlays.Second}`)).body.data.override_values['bubble.gap']).toBe(9);
+  });
+
   it('refuses a scope that does not fit the overlay with 422 on errors.scope', async () => {
     const before = server.dump();
     const answer = await server.call('/template', { method: 'PUT', json: { scope: 'override', values: { 'bubble.gap': 3 } } });

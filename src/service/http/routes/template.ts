@@ -24,9 +24,10 @@ export function registerTemplateRoutes(app: FastifyInstance, operations: StyleOp
 
   app.put('/template', async (request) => {
     let body = jsonObjectBody(request.body);
-    // Like the reference service's merged input: a query preset_id counts when the body has none.
+    // Like the reference service's merged input: a query preset_id counts when the body has none
+    // (a null one counts as left out, as everywhere else).
     const queryPresetId = presetIdQuery(request);
-    if (queryPresetId !== undefined && !Object.hasOwn(body, 'preset_id')) body = { ...body, preset_id: queryPresetId };
+    if (queryPresetId !== undefined && (body.preset_id === undefined || body.preset_id === null)) body = { ...body, preset_id: queryPresetId };
     const data = await operations.updateTemplate(callerOf(request).id, body);
     return { message: TEMPLATE_UPDATED_MESSAGE, data };
   });

@@ -149,6 +149,51 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('runs each message in its own text direction, in block and inline layouts, left-to-right and right-to-left overlays', async () => {
+    // The sync source overlay, so the main overlay keeps the settings the other tests expect.
+    const overlay = server.source;
+    const setValues = async (values: Record<string, unknown>) => {
+      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
+    };
+    const page = await openOverlay(overlay.token);
+    /** Whether the line's last character (its punctuation) is drawn left of its first. */
+    const lastIsLeftOfFirst = (id: string) => page.$eval(`.cs-msg[data-message-id="${id}"] .cs-message`, (el) => {
+      const node = [...el.childNodes].find((n) => n.nodeType === Node.TEXT_NODE)!;
+      const left = (index: number) => {
+        const range = document.createRange();
+        range.setStart(node, index);
+        range.setEnd(node, index + 1);
+        return range.getBoundingClientRect().left;
+      };
+      return left(node.textContent!.length - 1) < left(0);
+    });
+    const direction = (selector: string) => computed(page, selector, 'direction');
+    const shown = (id: string) => page.waitForSelector(`.cs-msg[data-message-id="${id}"]`);
+
+    // A Hebrew line in a left-to-right overlay ends at its left, as Hebrew does, name above or inline.
+    await chat({ type: 'message', id: 'he-block', login: 'dana', displayName: 'דנה', text: 'שלום עולם!' });
+    await shown('he-block');
+    expect(await lastIsLeftOfFirst('he-block')).toBe(true);
+    expect(await direction('.cs-msg[data-message-id="he-block"] .cs-username')).toBe('rtl');
+    await setValues({ 'username.position': 'inline' });
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('.cs-message')!).display === 'inline');
+    await chat({ type: 'message', id: 'he-inline', login: 'dana', text: 'שלום עולם!' });
+    await shown('he-inline');
+    expect(await lastIsLeftOfFirst('he-inline')).toBe(true);
+
+    // An English line in a right-to-left overlay ends at its right; a line without letters keeps the overlay's direction.
+    await setValues({ 'username.position': 'above-message', 'bubble.direction': 'rtl' });
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('.cs-body')!).direction === 'rtl');
+    await chat({ type: 'message', id: 'en', login: 'alice', text: 'hello world!' });
+    await chat({ type: 'message', id: 'emote-only', login: 'alice', text: 'Kappa 123', emotes: '25:0-4' });
+    await shown('emote-only');
+    expect(await lastIsLeftOfFirst('en')).toBe(false);
+    expect(await direction('.cs-msg[data-message-id="emote-only"] .cs-message')).toBe('rtl');
+
+    await setValues({ 'username.position': null, 'bubble.direction': null });
+    await page.close();
+  });
+
   it('changes the computed style of the page for every catalog key (overlay-wide and in a skin)', async () => {
     const page = await openOverlay();
     // No name colour: username.font-color is the colour for chatters without one.

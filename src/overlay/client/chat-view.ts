@@ -8,6 +8,8 @@ import { emoteImageUrl, emoteSegments } from '../emote-segments.ts';
 
 const USER_COLOR = /^#[0-9a-f]{6}$/i;
 const HTTP_URL = /^https?:\/\//i;
+/** A strong-direction character (any letter, or a left/right-to-left mark) for dir=auto to go by. */
+const STRONG = /[\p{L}\u200e\u200f\u061c]/u;
 
 interface ShownMessage {
   element: HTMLElement;
@@ -99,11 +101,14 @@ export class ChatView {
     for (const badge of event.badges) badges.append(renderBadge(badge));
     const username = el('span', CLASSES.username);
     username.textContent = name;
+    setAutoDirection(username, name);
     head.append(badges, username);
 
     const text = el('div', CLASSES.text);
     const emoteBase = this.#options?.emoteBaseUrl ?? 'https://static-cdn.jtvnw.net/emoticons/v2';
-    for (const segment of emoteSegments(event.text, event.emotes)) {
+    const segments = emoteSegments(event.text, event.emotes);
+    setAutoDirection(text, segments.map((segment) => (segment.type === 'text' ? segment.text : '')).join(''));
+    for (const segment of segments) {
       if (segment.type === 'text') {
         text.append(document.createTextNode(segment.text));
       } else {
@@ -151,6 +156,16 @@ function renderBadge(badge: ChatBadge): HTMLElement {
   text.textContent = (Array.from(badge.set)[0] ?? '?').toUpperCase();
   text.title = title;
   return text;
+}
+
+/**
+ * Each chatter's text runs in its own direction (an Arabic or Hebrew line keeps its punctuation
+ * at its end, an English line in a right-to-left overlay too), taken from its first letter. Text
+ * without a letter (emotes, digits, punctuation) keeps the bubble's direction: dir=auto alone
+ * would make it left-to-right. Emote codes do not count; they show as images.
+ */
+function setAutoDirection(element: HTMLElement, text: string): void {
+  if (STRONG.test(text)) element.dir = 'auto';
 }
 
 /** Elements of a new message without an entrance animation count as entered at once. */

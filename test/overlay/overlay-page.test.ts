@@ -2,6 +2,9 @@
 // playwright-core) against a real server: chat injected over POST /local/chat, settings
 // changed over PUT /template, computed styles read from the page.
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,14 +20,25 @@ const SKIP_NOTE = `no Chromium at ${CHROMIUM}; install it with \`apt-get install
 if (!haveChromium) console.warn(`Skipping the overlay browser tests: ${SKIP_NOTE}.`);
 
 const ARTIFACTS = 'test-artifacts';
+/** A 1x1 PNG: the emote and badge image of the local image host. */
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
 describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` (skipped: ${SKIP_NOTE})`}`, () => {
   let server: PushTestServer;
   let browser: Browser;
+  let images: Server;
+  let imageOrigin: string;
 
   beforeAll(async () => {
-    // Emote images and font stylesheets from this server (404s): the test never reaches the internet.
-    server = await startPushTestServer({ page: { maxMessages: 4, fontStylesheetBaseUrl: '/test-fonts/css2', emoteBaseUrl: '/test-emotes' } });
+    // Images from a local host (emote 25 and /badge.png exist, nothing else) and font stylesheets
+    // from the overlay's server (404s): the test never reaches the internet.
+    images = createServer((request, response) => {
+      const found = request.url === '/emotes/25/default/dark/2.0' || request.url === '/badge.png';
+      response.writeHead(found ? 200 : 404, { 'content-type': found ? 'image/png' : 'text/plain' }).end(found ? PIXEL : 'Not found.');
+    });
+    await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
+    imageOrigin = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+    server = await startPushTestServer({ page: { maxMessages: 4, fontStylesheetBaseUrl: '/test-fonts/css2', emoteBaseUrl: `${imageOrigin}/emotes` } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -33,6 +47,7 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    await new Promise((resolve) => images?.close(resolve));
   });
 
   async function openOverlay(token = server.main.token): Promise<Page> {
@@ -87,6 +102,20 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.addStyleTag({ content: 'html { background: #0e0e10; }' });
     await page.waitForFunction(() => document.querySelector('.cs-msg')!.classList.contains('cs-entered'));
     await page.screenshot({ path: `${ARTIFACTS}/overlay-page.png` });
+    await page.close();
+  });
+
+  it('shows an emote or badge image that does not load as its text, never as a broken image', async () => {
+    const page = await openOverlay();
+    await chat({
+      type: 'message', id: 'images', login: 'imgs', text: 'Kappa gone LUL', emotes: '25:0-4/404404:11-13',
+      badges: [{ set: 'moderator', imageUrl: `${imageOrigin}/badge.png` }, { set: 'vip', imageUrl: `${imageOrigin}/missing.png` }],
+    });
+    const message = '.cs-msg[data-message-id="images"]';
+    await page.waitForFunction((sel) => document.querySelector(`${sel} .cs-message`)?.textContent === ' gone LUL', message, { timeout: 5_000 });
+    expect(await page.$$eval(`${message} .cs-message img`, (imgs) => imgs.map((img) => (img as HTMLImageElement).alt))).toEqual(['Kappa']);
+    await page.waitForFunction((sel) => document.querySelector(`${sel} .cs-badges`)?.textContent === 'V', message, { timeout: 5_000 });
+    expect(await page.$$eval(`${message} .cs-badges img`, (imgs) => imgs.map((img) => (img as HTMLImageElement).alt))).toEqual(['moderator']);
     await page.close();
   });
 

@@ -117,6 +117,8 @@ export class ChatView {
         img.alt = segment.code;
         img.title = segment.code;
         img.decoding = 'async';
+        // An emote the CDN does not answer (offline, removed) shows as its code, not a broken image.
+        img.addEventListener('error', () => img.replaceWith(segment.code), { once: true });
         text.append(img);
       }
     }
@@ -145,16 +147,18 @@ function renderAvatar(avatarUrl: string | null, name: string): HTMLElement {
 
 function renderBadge(badge: ChatBadge): HTMLElement {
   const title = badge.title ?? badge.set;
+  const text = el('span', `${CLASSES.badge}-text`);
+  text.textContent = (Array.from(badge.set)[0] ?? '?').toUpperCase();
+  text.title = title;
   if (badge.imageUrl != null && HTTP_URL.test(badge.imageUrl)) {
     const img = el('img', CLASSES.badge);
     img.src = badge.imageUrl;
     img.alt = title;
     img.title = title;
+    // As with the avatar: an image that does not load falls back to the initial.
+    img.addEventListener('error', () => img.replaceWith(text), { once: true });
     return img;
   }
-  const text = el('span', `${CLASSES.badge}-text`);
-  text.textContent = (Array.from(badge.set)[0] ?? '?').toUpperCase();
-  text.title = title;
   return text;
 }
 

@@ -5,6 +5,11 @@ import { CLASSES } from './dom-classes.ts';
 
 /** URL prefix of the page's static files and modules. */
 export const ASSET_PREFIX = '/overlay-assets';
+/**
+ * The same prefix as the overlay page (`/overlay/<token>`) links it: relative, so the page also
+ * loads behind a reverse proxy that serves chatskin under a path (overlay.publicUrl with a path).
+ */
+const PAGE_ASSET_PREFIX = `..${ASSET_PREFIX}`;
 
 /**
  * The start of a page this server serves, up to its title: no referrer (the overlay's token is in
@@ -24,10 +29,10 @@ export function pageStart(title: string): string {
 }
 
 export function overlayPageHtml(): string {
-  return `${pageStart('chatskin overlay')}<link rel="stylesheet" href="${ASSET_PREFIX}/animate.css">
-<link rel="stylesheet" href="${ASSET_PREFIX}/overlay.css">
+  return `${pageStart('chatskin overlay')}<link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/animate.css">
+<link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/overlay.css">
 <style id="cs-settings"></style>
-<script type="module" src="${ASSET_PREFIX}/${OVERLAY_ENTRY}"></script>
+<script type="module" src="${PAGE_ASSET_PREFIX}/${OVERLAY_ENTRY}"></script>
 </head>
 <body data-status="loading">
 <div class="${CLASSES.chat}"></div>

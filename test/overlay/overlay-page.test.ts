@@ -2,8 +2,9 @@
 // playwright-core) against a real server: chat injected over POST /local/chat, settings
 // changed over PUT /template, computed styles read from the page.
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { Server } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
@@ -274,6 +275,24 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('works behind a reverse proxy that serves chatskin under a path prefix', async () => {
+    const proxy = await startPrefixProxy('/chatskin', server.port);
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      await page.goto(`${proxy.origin}/chatskin/overlay/${server.main.token}`);
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 5_000 });
+      await chat({ type: 'message', id: 'proxied', login: 'alice', text: 'through the proxy' });
+      await page.waitForSelector('.cs-msg[data-message-id="proxied"]');
+      expect(await computed(page, '.cs-chat', 'position')).toBe('fixed'); // overlay.css loaded
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('shows the not-found page for an unknown token, without a socket', async () => {
     const page = await browser.newPage();
     const response = await page.goto(`${server.origin}/overlay/${'q'.repeat(32)}`);
@@ -282,3 +301,43 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 });
+
+/**
+ * A reverse proxy that passes `<prefix>/...` (HTTP and WebSocket upgrades) to the server at
+ * `targetPort` without the prefix, and answers 404 to everything else, as such a proxy does.
+ */
+async function startPrefixProxy(prefix: string, targetPort: number): Promise<{ origin: string; close(): Promise<void> }> {
+  const strip = (url = '') => (url.startsWith(`${prefix}/`) ? url.slice(prefix.length) : null);
+  const tunnels = new Set<{ destroy(): void }>();
+  const proxy = createServer((request, response) => {
+    const path = strip(request.url);
+    if (path === null) return void response.writeHead(404).end();
+    const upstream = httpRequest({ port: targetPort, path, method: request.method, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(response);
+    });
+    request.pipe(upstream);
+  });
+  proxy.on('upgrade', (request, socket, head) => {
+    const path = strip(request.url);
+    if (path === null) return void socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
+    const upstream = connect(targetPort, '127.0.0.1', () => {
+      const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}\r\n`).join('');
+      upstream.write(`${request.method} ${path} HTTP/1.1\r\n${headers}\r\n`);
+      upstream.write(head);
+      upstream.pipe(socket).pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+    tunnels.add(socket).add(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => {
+      for (const tunnel of tunnels) tunnel.destroy();
+      proxy.closeAllConnections();
+      proxy.close(() => resolve());
+    }),
+  };
+}

@@ -16,7 +16,8 @@ describe('overlay page routes', () => {
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
     const html = await response.text();
-    expect(html).toContain('<script type="module" src="/overlay-assets/src/overlay/client/main.ts"></script>');
+    // Relative to the page (/overlay/<token>), so a proxy may serve it under a path prefix.
+    expect(html).toContain('<script type="module" src="../overlay-assets/src/overlay/client/main.ts"></script>');
     expect(html).not.toContain(server.main.token); // the page never echoes its token
     // An empty icon of its own: no request for /favicon.ico, no 404 in the browser source's console.
     expect(html).toContain('<link rel="icon" href="data:,">');

@@ -1,13 +1,11 @@
 // Entry of the overlay page (served type-stripped, no build step): connects to the overlay's
 // push socket and keeps the chat view and style sheet in step with what it receives.
-import { overlaySocketPath } from '../../service/push/protocol.ts';
 import { CLASSES } from '../dom-classes.ts';
 import { ChatView } from './chat-view.ts';
 import { PushConnection } from './push-connection.ts';
 import { StyleApplier } from './style-applier.ts';
 import type { OverlayPageOptions } from '../../service/push/protocol.ts';
 
-const token = decodeURIComponent(location.pathname.split('/').filter(Boolean)[1] ?? '');
 const container = document.querySelector<HTMLElement>(`.${CLASSES.chat}`)!;
 const sheet = document.querySelector<HTMLStyleElement>('#cs-settings')!;
 const view = new ChatView(container);
@@ -15,7 +13,10 @@ const styles = new StyleApplier(sheet);
 let options: OverlayPageOptions | null = null;
 
 const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-const connection = new PushConnection(`${scheme}//${location.host}${overlaySocketPath(token)}`, {
+// The socket is the page's own address plus /ws (docs/push.md), whatever path a reverse proxy
+// serves chatskin under.
+const socketPath = `${location.pathname}/ws`;
+const connection = new PushConnection(`${scheme}//${location.host}${socketPath}`, {
   style(style, snapshotOptions) {
     options = snapshotOptions ?? options;
     if (options !== null) styles.apply(style, options);

@@ -120,6 +120,18 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('skips zero-width and direction characters in the avatar initial; a name of nothing else shows the login', async () => {
+    const page = await openOverlay();
+    await chat({ type: 'message', id: 'zw-name', login: 'alice', displayName: '\u200b\u202eAlice', text: 'hi' });
+    await chat({ type: 'message', id: 'blank-name', login: 'bob', displayName: '\u200b\u200f', text: 'hi' });
+    await page.waitForSelector('.cs-msg[data-message-id="blank-name"]');
+    const shown = (id: string) => page.$eval(`.cs-msg[data-message-id="${id}"]`, (msg) =>
+      [msg.querySelector('.cs-avatar')!.textContent, msg.querySelector('.cs-username')!.textContent]);
+    expect(await shown('zw-name')).toEqual(['A', '\u200b\u202eAlice']);
+    expect(await shown('blank-name')).toEqual(['B', 'bob']);
+    await page.close();
+  });
+
   it('wraps a long row of badges inside the bubble; the name is never squeezed', async () => {
     const page = await openOverlay();
     const badges = Array.from({ length: 20 }, (_, index) => `set${index}/1`);

@@ -8,6 +8,8 @@ import { emoteImageUrl, emoteSegments } from '../emote-segments.ts';
 
 const USER_COLOR = /^#[0-9a-f]{6}$/i;
 const HTTP_URL = /^https?:\/\//i;
+/** Characters that draw nothing (zero-width, direction marks, spaces, controls, lone marks). */
+const INVISIBLE = /[\p{Cf}\p{Cc}\p{Z}\p{M}]/gu;
 /** A strong-direction character (any letter, or a left/right-to-left mark) for dir=auto to go by. */
 const STRONG = /[\p{L}\u200e\u200f\u061c]/u;
 
@@ -92,7 +94,8 @@ export class ChatView {
     root.dataset.messageId = event.id;
     root.dataset.userId = event.userId;
     if (event.color !== null && USER_COLOR.test(event.color)) root.style.setProperty(USER_COLOR_PROPERTY, event.color);
-    const name = event.displayName || event.login;
+    // A display name of invisible characters alone would leave the message nameless.
+    const name = visibleInitial(event.displayName) === null ? event.login : event.displayName;
     root.append(renderAvatar(event.avatarUrl, name));
 
     const body = el('div', CLASSES.body);
@@ -131,7 +134,7 @@ export class ChatView {
 function renderAvatar(avatarUrl: string | null, name: string): HTMLElement {
   const avatar = el('div', CLASSES.avatar);
   const initial = el('span', CLASSES.avatarInitial);
-  initial.textContent = (Array.from(name)[0] ?? '?').toUpperCase();
+  initial.textContent = (visibleInitial(name) ?? '?').toUpperCase();
   if (avatarUrl !== null && HTTP_URL.test(avatarUrl)) {
     const img = el('img');
     img.src = avatarUrl;
@@ -143,6 +146,11 @@ function renderAvatar(avatarUrl: string | null, name: string): HTMLElement {
     avatar.append(initial);
   }
   return avatar;
+}
+
+/** The first character of `text` that draws something, or null. */
+function visibleInitial(text: string): string | null {
+  return Array.from(text.replace(INVISIBLE, ''))[0] ?? null;
 }
 
 function renderBadge(badge: ChatBadge): HTMLElement {

@@ -3,6 +3,7 @@
 // `port` is the port the host listens on: with http.port 0 the running host picks a free one,
 // which only it knows, so other processes (the CLI) use the configured* functions.
 import type { Config } from '../config/index.ts';
+import { overlayPagePath } from '../service/push/protocol.ts';
 
 export function publicBaseUrl(config: Config, port: number): string {
   if (config.overlay.publicUrl) return config.overlay.publicUrl.replace(/\/+$/, '');
@@ -34,5 +35,5 @@ export function configuredLocalBaseUrl(config: Config): string | undefined {
 }
 
 export function overlayUrl(base: string, token: string): string {
-  return `${base}/overlay/${token}`;
+  return `${base}${overlayPagePath(token)}`;
 }

@@ -3,6 +3,7 @@
 // `chatskin chat say`). Served with POST /local/chat/say, to loopback clients only.
 import { buildBrowserModuleGraph } from '../../overlay/browser-modules.ts';
 import { pageStart } from '../../overlay/page.ts';
+import { overlayPagePath } from '../../service/push/protocol.ts';
 
 export const LOCAL_CHAT_PAGE_ENTRY = 'src/adapters/local-chat/page/local-chat-page-client.ts';
 export const LOCAL_CHAT_PAGE_SCRIPT_PATH = '/local/chat/say.js';
@@ -40,7 +41,7 @@ export function localChatPageScript(): string {
 export function localChatPageHtml(channel: string, sayPath: string, overlayToken: string | null): string {
   const overlay = overlayToken === null
     ? '<p>This channel has no default overlay to show here.</p>'
-    : `<iframe title="The default overlay" src="/overlay/${overlayToken}"></iframe>`;
+    : `<iframe title="The default overlay" src="${overlayPagePath(overlayToken)}"></iframe>`;
   return `${pageStart(`chatskin local chat: #${channel}`)}<style>
   body { font-family: system-ui, sans-serif; margin: 1rem; background: #1e1e24; color: #eee; }
   iframe { display: block; width: 100%; height: 60vh; border: 1px solid #444;

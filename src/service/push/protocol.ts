@@ -132,11 +132,7 @@ export const CLOSE_CODES = Object.freeze({
   overlayGone: 4004,
 });
 
-/** Path of the page and of its WebSocket for an overlay token. */
+/** Path of an overlay's page; its WebSocket is the same plus /ws (docs/push.md). */
 export function overlayPagePath(token: string): string {
   return `/overlay/${encodeURIComponent(token)}`;
-}
-
-export function overlaySocketPath(token: string): string {
-  return `${overlayPagePath(token)}/ws`;
 }

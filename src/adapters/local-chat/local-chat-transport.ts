@@ -230,7 +230,10 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
       // never held whole: only a line that could be chat is read, and refused if it is too long.
       // (split2 has skipOverflow; @types/split2 does not list it yet.)
       const splitting = { maxLength: MAX_TYPED_LINE_LENGTH, skipOverflow: true };
-      const lines = stdin.pipe(split2(splitting));
+      // split2 checks only a line still open at a chunk's end: one that arrives whole in a chunk
+      // is dropped here (no reply either), as the doc says.
+      const withinLimit = (line: string) => (line.length > MAX_TYPED_LINE_LENGTH ? undefined : line);
+      const lines = stdin.pipe(split2(withinLimit, splitting));
       lines.on('data', (line: string) => void transport.typeLine(line));
       lines.on('end', () => logger.debug('local chat input ended'));
       reader = { stdin, lines };

@@ -124,6 +124,15 @@ describe('local chat through the host', () => {
     ]);
   });
 
+  it('skips a line longer than it reads that arrives whole in one chunk, as one written at once', async () => {
+    const world = await localWorld();
+    world.stdin.write(`${'x'.repeat(MAX_TYPED_LINE_LENGTH + 1)}\n${'y'.repeat(600)}\n`);
+    expect(await world.type('!whoami')).toBe(`who you You everyone ${localUserIdOf('you')}`);
+    expect(world.printed.filter((line) => line.startsWith('local chat:'))).toEqual([
+      'local chat: a chat line is at most 500 characters; this one has 600\n',
+    ]);
+  });
+
   it('prints why a line was not sent, and the syntax on /help', async () => {
     const world = await localWorld();
     world.stdin.write('/as\n/ban troll\n/as alice /broadcaster hi\n/help\n');

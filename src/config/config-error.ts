@@ -14,12 +14,23 @@ export class ConfigError extends Error {
   readonly file: string;
   readonly issues: readonly ConfigIssue[];
   constructor(file: string, issues: readonly ConfigIssue[], headline = 'Invalid config') {
-    const lines = issues.map((issue) => `  - ${issue.path}${issue.line === undefined ? '' : ` (line ${issue.line})`}: ${issue.message}`);
-    super(`${headline} in ${file}:\n${lines.join('\n')}`);
+    // Two checks of one key can word its problem alike (a number both fractional and too large).
+    const lines = [...new Set(issues.map((issue) => `  - ${visible(issue.path)}${issue.line === undefined ? '' : ` (line ${issue.line})`}: ${visible(issue.message)}`))];
+    super(`${headline} in ${visible(file)}:\n${lines.join('\n')}`);
     this.name = 'ConfigError';
     this.file = file;
-    this.issues = issues;
+    this.issues = issues.filter((issue, index) => issues.findIndex((other) =>
+      other.path === issue.path && other.line === issue.line && other.message === issue.message) === index);
   }
+}
+
+// C0/C1 controls, line breaks included: an unknown key or a ${...} quoted back from the file must
+// not reach the terminal as an escape sequence (clearing it, retitling it), nor pass for another issue.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** `text` with each control character written as a \u escape. */
+function visible(text: string): string {
+  return text.replace(CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;

@@ -1,14 +1,14 @@
 // Reads the YAML config file: parse, substitute ${ENV} references, validate with the schema.
 // Every problem becomes one line of a ConfigError naming the file, the path, the line and what
 // the key allows; nothing half-valid is ever returned.
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
 import type { Document } from 'yaml';
 import { configSchema } from './config-schema.ts';
 import type { Config } from './config-schema.ts';
 import { ConfigError, configIssueWording, describeZodIssues, formatConfigPath } from './config-error.ts';
 import type { ConfigIssue } from './config-error.ts';
+import { readConfigText } from './config-text.ts';
 import { substituteEnv } from './env-substitution.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -26,19 +26,11 @@ export interface ConfigSource {
 /** Reads and parses the YAML; a missing, unreadable or malformed file is a ConfigError. */
 export function readConfigSource(path: string): ConfigSource {
   const file = resolve(path);
-  let source: string;
-  try {
-    source = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT'
-      ? 'does not exist; pass another with --config FILE or set CHATSKIN_CONFIG'
-      : `cannot be read (${code ?? (error as Error).message})`;
-    throw new ConfigError(file, [{ path: '(file)', message: reason }], 'Cannot read config');
-  }
+  const source = readConfigText(file);
 
   const lineCounter = new LineCounter();
-  const document = parseDocument(source, { lineCounter });
+  // logLevel 'error': the YAML library would print its warnings on stderr, beside the one message.
+  const document = parseDocument(source, { lineCounter, logLevel: 'error' });
   if (document.errors.length > 0) {
     const sourceLines = source.split(/\r?\n/);
     throw new ConfigError(file, document.errors.map((error) => {
@@ -50,9 +42,36 @@ export function readConfigSource(path: string): ConfigSource {
       return { path: '(yaml)', message: `${message}${hint}`, ...(line === undefined ? {} : { line }) };
     }), 'Bad YAML');
   }
-  const raw: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
+  const raw: unknown = toPlainValue(document, lineCounter, file) ?? {};
   return { file, raw, lineAt: (at, key) => lineOf(document, lineCounter, at, key) };
 }
+
+/**
+ * The document as plain values. Aliases are resolved here, so an alias to an anchor written
+ * after it, and aliases that expand exponentially ("billion laughs"), are refused here: the
+ * YAML library throws a ReferenceError for each.
+ */
+function toPlainValue(document: Document, lineCounter: LineCounter, file: string): unknown {
+  try {
+    return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    const unresolved = /^Unresolved alias.*: (.*)$/.exec(error.message)?.[1];
+    if (unresolved === undefined) {
+      throw new ConfigError(file, [{ path: '(yaml)', message: `its aliases (*name) expand to too many values (more than ${MAX_ALIAS_COUNT}); write the values out instead` }], 'Bad YAML');
+    }
+    let line: number | undefined;
+    visit(document, { Alias: (_key, node) => {
+      if (node.source !== unresolved || !node.range) return undefined;
+      line = lineCounter.linePos(node.range[0]).line;
+      return visit.BREAK;
+    } });
+    throw new ConfigError(file, [withLine({ path: '(yaml)', message: `the alias *${unresolved} has no anchor &${unresolved} before it` }, line)], 'Bad YAML');
+  }
+}
+
+/** Alias expansions allowed: a config reuses a value a few times, never exponentially. */
+const MAX_ALIAS_COUNT = 100;
 
 export function loadConfig(path: string, env: Env = process.env): Config {
   const { file, raw, lineAt } = readConfigSource(path);

@@ -75,6 +75,38 @@ describe('a database that cannot be the store', () => {
   });
 });
 
+describe('a config that cannot be used', () => {
+  function configFile(dir: string, text: string | Uint8Array): string {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, text);
+    return file;
+  }
+
+  it('aliases that would expand exponentially are a config error, not an unexpected one; exit code 1', async () => {
+    const { dir } = tempWorkspace();
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefghi'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)];
+    const file = configFile(dir, `${levels.join('\n')}\n`);
+    const result = await runCli(['overlays', 'list', 'alice', '--config', file], { cwd: dir, env: NO_DEBUG });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `chatskin: Bad YAML in ${file}:\n  - (yaml): its aliases (*name) expand to too many values (more than 100); write the values out instead\n` });
+  });
+
+  it("stderr holds the error alone: no warning of the YAML library's, no escape sequence from the file", async () => {
+    const { dir } = tempWorkspace();
+    const file = configFile(dir, '? [a, b]\n: 1\n"\\e]0;owned\\a": 2\n');
+    const result = await runCli(['overlays', 'list', 'alice', '--config', file], { cwd: dir, env: NO_DEBUG });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `chatskin: Invalid config in ${file}:\n  - (top level) (line 1): unknown keys "[ a, b ]", "\\u001b]0;owned\\u0007"; allowed keys: http, store, api, overlay, channel, service, twitch, localChat, commands, pluginDirs, plugins, log\n` });
+  });
+
+  it('a binary file, or one that never ends, is one line saying so', async () => {
+    const { dir } = tempWorkspace();
+    const file = configFile(dir, Buffer.from([0x24, 0x7b, 0xff, 0x1b, 0x5b, 0x32, 0x4a, 0x7d]));
+    const binary = await runCli(['overlays', 'list', 'alice', '--config', file], { cwd: dir, env: NO_DEBUG });
+    expect(binary).toEqual({ code: 1, stdout: '', stderr: `chatskin: Cannot read config in ${file}:\n  - (file): is not UTF-8 text: a binary file (is it the right file?), or text in another encoding (save it as UTF-8)\n` });
+    const endless = await runCli(['overlays', 'list', 'alice', '--config', '/dev/zero'], { cwd: dir, env: NO_DEBUG, killAfterMs: 20_000 });
+    expect(endless).toEqual({ code: 1, stdout: '', stderr: 'chatskin: Cannot read config in /dev/zero:\n  - (file): is larger than 1 MiB, which no config needs (the shipped one is about 5 KB); is it the right file?\n' });
+  });
+});
+
 describe('other failures', () => {
   it('a refusal (CliError) stays one line without the hint, even with CHATSKIN_DEBUG=1', async () => {
     const { dir, config } = tempWorkspace();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { CONFIG_DEFAULT_PATH } from '../../src/config/config-path.ts';
+import { MAX_CONFIG_BYTES } from '../../src/config/config-text.ts';
 import { loadConfig, parseConfig } from '../../src/config/load-config.ts';
 
 let dir: string;
@@ -14,7 +15,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function write(text: string, name = 'config.yaml'): string {
+function write(text: string | Uint8Array, name = 'config.yaml'): string {
   const file = join(dir, name);
   writeFileSync(file, text);
   return file;
@@ -285,6 +286,60 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
   it('a top level that is not a mapping', () => {
     const error = errorOf(() => loadConfig(write('- a\n- b\n'), {}));
     expect(error.issues[0]).toMatchObject({ path: '(top level)', message: 'must be a mapping (indented "key: value" lines) (got a list)' });
+  });
+});
+
+describe('loadConfig: a hostile or wrong file is one ConfigError, never a crash', () => {
+  it('aliases that expand exponentially ("billion laughs") are refused before they expand', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (const name of 'bcdefghi') levels.push(`${name}: &${name} [${Array(9).fill(`*${levels.length === 1 ? 'a' : String.fromCharCode(name.charCodeAt(0) - 1)}`).join(', ')}]`);
+    const error = errorOf(() => loadConfig(write(`${levels.join('\n')}\n`), {}));
+    expect(error.message).toMatch(/^Bad YAML in .*config\.yaml:/);
+    expect(error.issues).toEqual([{ path: '(yaml)', message: 'its aliases (*name) expand to too many values (more than 100); write the values out instead' }]);
+  });
+
+  it('an alias with no anchor before it names the alias and its line', () => {
+    const error = errorOf(() => loadConfig(write('http:\n  port: 0\nstore: *nowhere\n'), {}));
+    expect(error.issues).toEqual([{ path: '(yaml)', line: 3, message: 'the alias *nowhere has no anchor &nowhere before it' }]);
+  });
+
+  it('a binary file, UTF-16 text and NUL bytes are named as such, nothing of them echoed', () => {
+    const binary = errorOf(() => loadConfig(write(Buffer.from([0x68, 0x3a, 0x20, 0x24, 0x7b, 0xff, 0x1b, 0x5b, 0x32, 0x4a, 0x7d, 0x0a])), {}));
+    expect(binary.message).toMatch(/^Cannot read config in .*config\.yaml:\n {2}- \(file\): is not UTF-8 text: a binary file \(is it the right file\?\), or text in another encoding \(save it as UTF-8\)$/);
+    const utf16 = errorOf(() => loadConfig(write(Buffer.from('\ufeffhttp: {}\n', 'utf16le')), {}));
+    expect(utf16.issues).toEqual([{ path: '(file)', message: 'is UTF-16 text; save it as UTF-8' }]);
+    const nul = errorOf(() => loadConfig(write('http: {}\n\0\n'), {}));
+    expect(nul.issues[0]!.message).toMatch(/^holds NUL bytes: a binary file/);
+  });
+
+  it('a UTF-8 byte order mark is fine', () => {
+    expect(loadConfig(write('\ufeffhttp:\n  port: 0\n'), {}).http.port).toBe(0);
+  });
+
+  it('a file over 1 MiB, or a device that never ends, is refused after reading 1 MiB', () => {
+    const huge = errorOf(() => loadConfig(write(`http: {}\n${'#'.repeat(MAX_CONFIG_BYTES)}\n`), {}));
+    expect(huge.issues).toEqual([{ path: '(file)', message: 'is larger than 1 MiB, which no config needs (the shipped one is about 5 KB); is it the right file?' }]);
+    expect(errorOf(() => loadConfig('/dev/zero', {})).issues[0]!.message).toMatch(/^is larger than 1 MiB/);
+    // Exactly at the limit is still read.
+    expect(loadConfig(write(`http: {port: 0}\n${'#'.repeat(MAX_CONFIG_BYTES - 16)}`), {}).http.port).toBe(0);
+  });
+
+  it('a folder says it is one', () => {
+    expect(errorOf(() => loadConfig(dir, {})).issues).toEqual([{ path: '(file)', message: 'is a folder, not a file; pass the config file with --config FILE' }]);
+  });
+
+  it('control characters from the file (an escape sequence in a key) are shown as \\u escapes, never sent to the terminal', () => {
+    const error = errorOf(() => loadConfig(write('"\\e]0;owned\\a\\e[2J": 1\n"a\\n  - fake (line 9)": 2\nstore: {path: "${\\e[31mX}"}\n'), {}));
+    expect(error.message).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(error.message.split('\n')).toHaveLength(3);
+    expect(error.message).toContain('unknown keys "\\u001b]0;owned\\u0007\\u001b[2J", "a\\u000a  - fake (line 9)"');
+    expect(error.message).toContain('"${\\u001b[31mX}" is not an environment reference');
+  });
+
+  it('a problem two checks word alike is listed once', () => {
+    const error = errorOf(() => loadConfig(write('http:\n  port: 99999999999999999999999\n'), {}));
+    expect(error.issues).toEqual([{ path: 'http.port', line: 2, message: 'must be a whole number from 0 to 65535 (got 1e+23)' }]);
+    expect(error.message.split('\n')).toHaveLength(2);
   });
 });
 

@@ -92,6 +92,16 @@ export function parseCommandLine(argv: string[]): CommandLine {
     const message = errorText(error).split('\n').map((part) => part.trim()).join(' ');
     throw new CliError(`${message.replace(/\.$/, '')}, for command "${spec!.label}". Run chatskin ${spec!.label} --help for its options.`);
   }
+  // Parsing keeps the last of a repeated flag, and an empty value would fall back to a default
+  // (`--config "$UNSET"` to the shipped config): both are refused instead of guessed at.
+  const repeated = given.find((flag, index) => flag.name !== 'help' && given.findIndex((other) => other.name === flag.name) !== index);
+  if (repeated !== undefined) {
+    throw new CliError(`Option --${repeated.name} is given more than once, for command "${spec!.label}": give it once. Run chatskin ${spec!.label} --help for its options.`);
+  }
+  const empty = Object.entries(parsed.values).find(([, value]) => typeof value === 'string' && value.trim() === '');
+  if (empty !== undefined) {
+    throw new CliError(`Option --${empty[0]} has an empty value, for command "${spec!.label}". Run chatskin ${spec!.label} --help for its options.`);
+  }
   const { config, help: _help, version: _version, ...flags } = parsed.values;
   // No flag is `multiple`, so each value is one string or boolean.
   return { kind: 'run', command: name as CommandName, args: parsed.positionals.slice(1), config: config as string | undefined, flags: flags as Record<string, string | boolean | undefined> };

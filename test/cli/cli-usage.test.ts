@@ -65,6 +65,28 @@ describe('each command takes only its own flags', () => {
   });
 });
 
+describe('a flag is given once, with a value', () => {
+  it('an empty value is refused, not taken for no flag (--config "$UNSET" would fall back to another config)', async () => {
+    const { dir, config } = tempWorkspace();
+    const env = { CHATSKIN_CONFIG: config };
+    expectOneLineError(await runCli(['overlays', 'list', 'alice', '--config', ''], { cwd: dir, env }),
+      'Option --config has an empty value, for command "overlays". Run chatskin overlays --help for its options.');
+    expectOneLineError(await runCli(['chat', 'say', 'hi', '--url=', '--config', config], { cwd: dir }),
+      'Option --url has an empty value, for command "chat say". Run chatskin chat say --help for its options.');
+    expectOneLineError(await runCli(['start', '-c', ''], { cwd: dir, ...GUARD }),
+      'Option --config has an empty value, for command "start". Run chatskin start --help for its options.');
+  });
+
+  it('a flag given twice is refused, not resolved by keeping the last', async () => {
+    const first = tempWorkspace();
+    const second = tempWorkspace();
+    expectOneLineError(await runCli(['overlays', 'list', 'alice', '-c', first.config, '--config', second.config], { cwd: first.dir }),
+      'Option --config is given more than once, for command "overlays": give it once. Run chatskin overlays --help for its options.');
+    expectOneLineError(await runCli(['chat', 'say', 'hi', '--as', 'bob', '--as', 'eve', '--config', first.config]),
+      'Option --as is given more than once, for command "chat say": give it once. Run chatskin chat say --help for its options.');
+  });
+});
+
 describe('an unknown command', () => {
   it('is one line with exit code 1, without the help text', async () => {
     expectOneLineError(await runCli(['frobnicate']), 'Unknown command "frobnicate". Run chatskin --help for the commands.');

@@ -59,12 +59,15 @@ function describeInput(input: unknown): string | undefined {
   return undefined;
 }
 
-/** One readable line per zod issue; `got ...` is added unless the key holds a secret. */
-export function describeZodIssues(error: z.ZodError): { path: PropertyKey[]; message: string }[] {
-  return describeIssues(error.issues, []);
+/**
+ * One readable line per zod issue; `got ...` is added unless the key holds a secret, or
+ * `unechoed` says the value at that path must not be repeated (it came from the environment).
+ */
+export function describeZodIssues(error: z.ZodError, unechoed: (path: readonly PropertyKey[]) => boolean = () => false): { path: PropertyKey[]; message: string }[] {
+  return describeIssues(error.issues, [], unechoed);
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): { path: PropertyKey[]; message: string }[] {
+function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[], unechoed: (path: readonly PropertyKey[]) => boolean): { path: PropertyKey[]; message: string }[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...issue.path];
     const last = path.at(-1);
@@ -82,9 +85,9 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly Pr
       // Unless the schema words the union itself: the one form the value was written as (a
       // mapping, say), when only one, with its own problems; else each form's first problem.
       const near = issue.errors.filter((branch) => !branch.every(isWrongTypeHere));
-      if (near.length === 1) return describeIssues(near[0]!, path);
+      if (near.length === 1) return describeIssues(near[0]!, path, unechoed);
       if (near.length > 1) {
-        const firsts = near.slice(0, 3).map((branch) => describeIssues(branch, [])[0])
+        const firsts = near.slice(0, 3).map((branch) => describeIssues(branch, [], (inner) => unechoed([...path, ...inner]))[0])
           .filter((first) => first !== undefined)
           .map((first) => (first.path.length === 0 ? first.message : `${formatConfigPath(first.path)}: ${first.message}`));
         return [{ path, message: `${issue.message} (${firsts.join('; or ')})` }];
@@ -93,6 +96,13 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly Pr
     const input = 'input' in issue ? describeInput(issue.input) : undefined;
     const secret = typeof last === 'string' && SECRET_KEY.test(last);
     const echo = input !== undefined && !secret && issue.code !== 'unrecognized_keys' && input !== 'a mapping';
+    if (echo && unechoed(path)) {
+      // docs/config.md: references are substituted as text, so a number or true/false key cannot take one.
+      const asText = issue.code === 'invalid_type' && issue.expected !== 'string'
+        ? '; a ${NAME} reference gives text, so write this value in the file'
+        : '';
+      return [{ path, message: `${issue.message} (its value, from the environment, is not repeated here${asText})` }];
+    }
     return [{ path, message: echo ? `${issue.message} (got ${input})` : issue.message }];
   });
 }

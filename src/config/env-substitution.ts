@@ -21,6 +21,8 @@ export interface SubstitutionResult {
   value: unknown;
   unset: UnsetVariable[];
   malformed: MalformedReference[];
+  /** Where a value holds text from the environment: an error there must not repeat it (it may be a secret). */
+  fromEnv: (string | number)[][];
 }
 
 const REFERENCE = /\$(\$?)\{([^}]*)\}/g;
@@ -29,6 +31,7 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function substituteEnv(value: unknown, env: Readonly<Record<string, string | undefined>>): SubstitutionResult {
   const unset: UnsetVariable[] = [];
   const malformed: MalformedReference[] = [];
+  const fromEnv: (string | number)[][] = [];
 
   const substituteString = (text: string, path: (string | number)[]): string =>
     text.replace(REFERENCE, (whole, escaped: string, name: string) => {
@@ -42,6 +45,7 @@ export function substituteEnv(value: unknown, env: Readonly<Record<string, strin
         unset.push({ path, variable: name, empty: found === '' });
         return '';
       }
+      if (fromEnv.at(-1) !== path) fromEnv.push(path);
       return found;
     });
 
@@ -57,5 +61,5 @@ export function substituteEnv(value: unknown, env: Readonly<Record<string, strin
     return node;
   };
 
-  return { value: walk(value, []), unset, malformed };
+  return { value: walk(value, []), unset, malformed, fromEnv };
 }

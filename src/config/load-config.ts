@@ -86,13 +86,15 @@ export function loadConfig(path: string, env: Env = process.env): Config {
       message: `environment variable ${variable} is ${empty ? 'set but empty' : 'not set'}; set it, or write the value in the file`,
     }, lineAt(path))),
   ];
-  if (envIssues.length === 0) return parseWithIssues(substituted.value, file, lineAt);
+  const fromEnv = new Set(substituted.fromEnv.map((path) => formatConfigPath(path)));
+  const unechoed = (path: readonly PropertyKey[]) => fromEnv.has(formatConfigPath(path));
+  if (envIssues.length === 0) return parseWithIssues(substituted.value, file, lineAt, unechoed);
   // The rest of the file is checked too, so every problem is listed at once; what the schema says
   // of a value whose reference failed (now "") would only repeat the reference's problem.
   const failed = envIssues.map((issue) => issue.path);
   let schemaIssues: ConfigIssue[] = [];
   try {
-    parseWithIssues(substituted.value, file, lineAt);
+    parseWithIssues(substituted.value, file, lineAt, unechoed);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     schemaIssues = error.issues.filter((issue) => !failed.some((path) => issue.path === path || issue.path.startsWith(`${path}.`) || issue.path.startsWith(`${path}[`)));
@@ -109,12 +111,13 @@ function parseWithIssues(
   value: unknown,
   file: string,
   lineAt: (path: readonly PropertyKey[], key?: string) => number | undefined,
+  unechoed?: (path: readonly PropertyKey[]) => boolean,
 ): Config {
   const parsed = configSchema.safeParse(value, { reportInput: true, error: configIssueWording });
   if (parsed.success) return parsed.data;
   const unknownKeys = new Map(parsed.error.issues.map((issue, index) =>
     [index, issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined]));
-  throw new ConfigError(file, describeZodIssues(parsed.error).map((issue, index) =>
+  throw new ConfigError(file, describeZodIssues(parsed.error, unechoed).map((issue, index) =>
     withLine({ path: formatConfigPath(issue.path), message: issue.message }, lineAt(issue.path, unknownKeys.get(index)))));
 }
 

@@ -387,4 +387,17 @@ describe('loadConfig: ${ENV} references', () => {
     const unset = error.issues.filter((issue) => issue.message.startsWith('environment variable'));
     expect(unset.map((issue) => issue.message.split(' ')[2])).toEqual(['A_ID', 'A_SECRET']);
   });
+
+  it('a value from the environment that its key refuses is not repeated: swapped variables must not print a token', () => {
+    const token = 'hof5gwx0su6owfnys0nyan9c87zr6t';
+    const file = write('twitch:\n  clientId: abc\n  clientSecret: s\n  bot: { login: "${BOT_TOKEN}", token: "${BOT_LOGIN}" }\nhttp:\n  port: "${PORT}"\n  host: "x-${BOT_TOKEN}"\n');
+    const error = errorOf(() => loadConfig(file, { BOT_TOKEN: token, BOT_LOGIN: 'mybot', PORT: '8080' }));
+    expect(error.message).not.toContain(token);
+    expect(error.issues).toEqual([
+      { path: 'http.port', line: 6, message: 'must be a whole number from 0 to 65535 (its value, from the environment, is not repeated here; a ${NAME} reference gives text, so write this value in the file)' },
+      { path: 'twitch.bot.login', line: 4, message: 'must be a Twitch login: 1 to 25 letters, digits or _ (its value, from the environment, is not repeated here)' },
+    ]);
+    // A value written in the file is still quoted back.
+    expect(errorOf(() => loadConfig(write('http:\n  port: "8080"\n'), {})).issues[0]!.message).toBe('must be a whole number from 0 to 65535 (got "8080")');
+  });
 });

@@ -33,7 +33,7 @@ export interface LocalChatOptions {
   output?: { write(text: string): unknown } | null;
   /** Who plain typed lines come from. Default "you". */
   login?: string;
-  /** The bot's login on the local chat. Default "chatskin". */
+  /** The bot's login on the local chat, never the channel's. Default "chatskin" ("chatskin_bot" on a channel named chatskin). */
   botLogin?: string;
   /** The broadcaster's Twitch user id when the channel has one; default a local id. */
   broadcasterUserId?: string | null;
@@ -100,6 +100,8 @@ export class LocalChatInputError extends Error {
   }
 }
 
+const DEFAULT_BOT_LOGIN = 'chatskin';
+
 const ROLE_MARK: Readonly<Record<ChatRole, string>> = {
   broadcaster: ' (broadcaster)', moderator: ' (moderator)', vip: ' (vip)', subscriber: ' (subscriber)', everyone: '',
 };
@@ -107,10 +109,12 @@ const ROLE_MARK: Readonly<Record<ChatRole, string>> = {
 export function createLocalChatTransport(options: LocalChatOptions): LocalChatTransport {
   const channel = normalizeChannel(options.channel);
   const defaultLogin = (options.login ?? 'you').toLowerCase();
-  const botLogin = (options.botLogin ?? 'chatskin').toLowerCase();
+  // Never the channel's login: the broadcaster's lines would be the bot's own (self), never routed.
+  const botLogin = (options.botLogin ?? (channel === DEFAULT_BOT_LOGIN ? `${DEFAULT_BOT_LOGIN}_bot` : DEFAULT_BOT_LOGIN)).toLowerCase();
   for (const [what, login] of [['channel', channel], ['login', defaultLogin], ['botLogin', botLogin]] as const) {
     if (!LOCAL_LOGIN.test(login)) throw new TypeError(`local chat: ${what} "${login}" is not a Twitch login (1 to 25 letters, digits or _)`);
   }
+  if (botLogin === channel) throw new TypeError(`local chat: botLogin "${botLogin}" is the channel's login; the bot needs a login of its own`);
   const broadcasterUserId = options.broadcasterUserId ?? localUserIdOf(channel);
   const tagsContext = { roomId: broadcasterUserId, broadcasterUserId, viewerIds: options.viewerIds ?? true };
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ transport: 'local' });

@@ -133,6 +133,23 @@ describe('local chat through the host', () => {
     ]);
   });
 
+  it("on a channel named chatskin the bot is chatskin_bot, so the broadcaster's lines are not taken for the bot's own", async () => {
+    const printed: string[] = [];
+    const chat = createLocalChatTransport({ channel: 'chatskin', output: { write: (text: string) => printed.push(text) } });
+    const recorder = recordChatEvents(chat);
+    cleanups.push(() => recorder.stop());
+    await chat.typeLine('/broadcaster !whoami');
+    const typed = await recorder.next('message');
+    expect(typed).toMatchObject({ text: '!whoami', self: false });
+    expect(chatUserFromTags(typed.tags)).toMatchObject({ login: 'chatskin', role: 'broadcaster' });
+    await chat.say('chatskin', 'hello');
+    const reply = await recorder.next('message', undefined, 1);
+    expect(reply).toMatchObject({ text: 'hello', self: true });
+    expect(chatUserFromTags(reply.tags)).toMatchObject({ login: 'chatskin_bot' });
+    expect(printed).toEqual(['chatskin_bot (bot): hello\n']);
+    expect(() => createLocalChatTransport({ channel: 'streamer', botLogin: 'Streamer' })).toThrow(/botLogin "streamer" is the channel's login/);
+  });
+
   it('prints why a line was not sent, and the syntax on /help', async () => {
     const world = await localWorld();
     world.stdin.write('/as\n/ban troll\n/as alice /broadcaster hi\n/help\n');

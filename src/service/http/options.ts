@@ -1,6 +1,7 @@
 // Options of the API layer and their defaults (DESIGN.md section 2).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Account, StyleOperations } from '../types.ts';
+import { DEFAULT_MAX_KEYS } from './fixed-window-limiter.ts';
 
 /** Looks a bearer token up; null for a missing, unknown or revoked key. Called on every request. */
 export type Authenticate = (token: string) => Promise<Account | null> | Account | null;
@@ -73,7 +74,6 @@ export interface ResolvedApiOptions {
 export const DEFAULT_PREFIX = '/api/v1';
 export const DEFAULT_PER_MINUTE = 30;
 export const DEFAULT_FAILED_AUTH_PER_MINUTE = 30;
-export const DEFAULT_MAX_TRACKED_ADDRESSES = 100_000;
 export const DEFAULT_BODY_LIMIT_BYTES = 65_536;
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -98,7 +98,7 @@ export function resolveApiOptions(options: ApiOptions): ResolvedApiOptions {
       'rateLimit.failedAuthPerMinute', options.rateLimit?.failedAuthPerMinute, DEFAULT_FAILED_AUTH_PER_MINUTE,
     ),
     maxTrackedAddresses: positiveInteger(
-      'rateLimit.maxTrackedAddresses', options.rateLimit?.maxTrackedAddresses, DEFAULT_MAX_TRACKED_ADDRESSES,
+      'rateLimit.maxTrackedAddresses', options.rateLimit?.maxTrackedAddresses, DEFAULT_MAX_KEYS,
     ),
     now: options.rateLimit?.now ?? Date.now,
     bodyLimitBytes: positiveInteger('bodyLimitBytes', options.bodyLimitBytes, DEFAULT_BODY_LIMIT_BYTES),

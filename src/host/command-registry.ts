@@ -37,7 +37,6 @@ function checkSeconds(what: string, value: unknown): number {
 
 export class CommandRegistry {
   readonly #byWord = new Map<string, RegisteredCommand>();
-  readonly #commands: RegisteredCommand[] = [];
 
   register(plugin: string, definition: CommandDefinition): RegisteredCommand {
     if (typeof definition !== 'object' || definition === null) throw new TypeError('a command must be an object {name, run}');
@@ -73,7 +72,6 @@ export class CommandRegistry {
     }
     const command: RegisteredCommand = { plugin, name, aliases, args, role, bypass, cooldown, run: definition.run };
     for (const word of words) this.#byWord.set(word, command);
-    this.#commands.push(command);
     return command;
   }
 
@@ -85,12 +83,5 @@ export class CommandRegistry {
   /** Drops every command of a plugin (its setup failed). */
   removePlugin(plugin: string): void {
     for (const [word, command] of this.#byWord) if (command.plugin === plugin) this.#byWord.delete(word);
-    for (let index = this.#commands.length - 1; index >= 0; index--) {
-      if (this.#commands[index]!.plugin === plugin) this.#commands.splice(index, 1);
-    }
-  }
-
-  list(): readonly RegisteredCommand[] {
-    return this.#commands;
   }
 }

@@ -35,6 +35,10 @@ describe('chatRoleOf (tmi.js tags)', () => {
     expect(chatRoleOf(chatTags('s2', { badges: { subscriber: '3' } }))).toBe('subscriber');
   });
 
+  it('the founder badge alone makes a subscriber (founderTags also sets the subscriber flag, which hid it)', () => {
+    expect(chatRoleOf(chatTags('f', { badges: { founder: '0' }, 'badges-raw': 'founder/0' }))).toBe('subscriber');
+  });
+
   it('anyone else is everyone; false flags and other badges grant nothing', () => {
     expect(chatRoleOf(viewerTags())).toBe('everyone');
     expect(chatRoleOf(chatTags('x', { mod: false, subscriber: false, badges: { 'bits': '100', premium: '1' } }))).toBe('everyone');

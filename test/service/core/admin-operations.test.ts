@@ -144,6 +144,14 @@ describe('channel skins: purchases, picks, roles and the overlay snapshot', () =
     expect(await h.store.findSkinPick(alice, two)).toBeNull();
   });
 
+  it('lists only active skins as pickable: a held or free skin that is switched off drops out', async () => {
+    // viewer_one bought neon; classic (global) and tape are free.
+    expect((await h.service.listPickableSkins(alice, one)).map((s) => s.slug)).toEqual(['neon', 'tape', 'classic']);
+    await h.service.updateSkinDetails(skins.neon!, { isActive: false });
+    await h.service.updateSkinDetails(skins.tape!, { isActive: false });
+    expect((await h.service.listPickableSkins(alice, one)).map((s) => s.slug)).toEqual(['classic']);
+  });
+
   it('picks and role changes bump the channel overlays and are announced', async () => {
     const overlayIds = Object.values(h.ids.accounts.alice!.overlays);
     const before = (await h.service.listOverlays(alice)).map((o) => o.version);

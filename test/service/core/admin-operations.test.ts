@@ -202,6 +202,18 @@ describe('channel skins: purchases, picks, roles and the overlay snapshot', () =
     expect((await h.service.getViewerSkinForRoles(alice, '1002', ['moderator']))?.slug).toBe('classic');
     expect(await h.service.getViewerSkinForRoles(alice, '1002', ['moderator'], 2)).toBeNull();
   });
+
+  it('a chatter with several roles gets the skin of the highest one, whatever order the roles come in', async () => {
+    // The seed assigns neon to moderator; classic goes to subscriber and vip here.
+    await h.service.assignSkinRole(alice, 'subscriber', skins.classic!);
+    await h.service.assignSkinRole(alice, 'vip', skins.classic!);
+    for (const roles of [['subscriber', 'moderator'], ['moderator', 'subscriber'], ['vip', 'moderator', 'subscriber']] as const) {
+      expect((await h.service.getViewerSkinForRoles(alice, '1001', roles))?.slug).toBe('neon');
+    }
+    expect((await h.service.getViewerSkinForRoles(alice, '1001', ['subscriber', 'vip']))?.slug).toBe('classic');
+    await h.service.assignSkinRole(alice, 'broadcaster', skins.classic!);
+    expect((await h.service.getViewerSkinForRoles(alice, '1001', ['moderator', 'broadcaster']))?.slug).toBe('classic');
+  });
 });
 
 describe('events', () => {

@@ -2,6 +2,7 @@
 // chat commands change the overlay (seen through the service and the push socket), roles are
 // enforced, cooldowns hold, chatters are registered, chat reaches the overlay, and a dropped
 // connection reconnects and rejoins.
+import { DatabaseSync } from 'node:sqlite';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchDefaultOverlay } from './overlay-socket.ts';
@@ -11,6 +12,7 @@ import { openService } from '../../src/runtime/open-service.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
+import { captureLogs } from '../host/log-capture.ts';
 
 const MOD = { login: 'modguy', mod: true };
 const VIEWER = { login: 'viewer_one', userId: '1001' };
@@ -139,6 +141,36 @@ describe('host with Twitch chat: a graceful stop', () => {
         await reopened.close();
       }
     } finally {
+      await irc.close();
+    }
+  });
+});
+
+describe('host with Twitch chat: a chatter whose registration failed', () => {
+  it('is registered on their next line, not forgotten until a rename or a restart', async () => {
+    const irc = await FakeTwitchIrc.start();
+    const config = twitchHostConfig(irc, 'chatskin-host-retry-');
+    const { logger, entries } = captureLogs();
+    const running = await startChatskin(config, { logger, stdin: null });
+    // A second connection to the same database makes inserting this one viewer fail, the way a
+    // passing database fault would, and then lets it through again.
+    const db = new DatabaseSync(config.store.path);
+    try {
+      await irc.waitForJoin('alice');
+      db.exec(`CREATE TRIGGER fail_viewer_3001 BEFORE INSERT ON viewers WHEN NEW.twitch_user_id = '3001'
+        BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+      const chatter = { login: 'unlucky', userId: '3001' };
+      irc.sendPrivmsg('#alice', chatter, 'first line');
+      await expect.poll(() => entries.some((e) => e.msg === 'registering a chatter as a viewer failed' && e.login === 'unlucky'),
+        { timeout: 5000 }).toBe(true);
+      expect(await running.service.findViewer('3001')).toBeNull();
+
+      db.exec('DROP TRIGGER fail_viewer_3001');
+      irc.sendPrivmsg('#alice', chatter, 'second line');
+      await expect.poll(async () => (await running.service.findViewer('3001'))?.twitchUsername, { timeout: 5000 }).toBe('unlucky');
+    } finally {
+      db.close();
+      await running.close();
       await irc.close();
     }
   });

@@ -105,6 +105,27 @@ describe('PUT /template', () => {
     expect(main.body.data.settings_values['bubble.gap']).toBe(10);
   });
 
+  it('an override wins over the sync source for the same key; null gives the key back to the source', async () => {
+    const second = alice().overlays.Second!;
+    // The sync source (Main) has bubble.width 420.
+    const written = await server.call('/template', {
+      method: 'PUT', json: { scope: 'override', preset_id: second, values: { 'bubble.width': 300 } },
+    });
+    expect(written.status).toBe(200);
+    expect(written.body.data.settings_values['bubble.width']).toBe(300);
+    expect(written.body.data.source_values['bubble.width']).toBe(420);
+    const read = await server.call(`/template?preset_id=${second}`);
+    expect(read.body.data.settings_values['bubble.width']).toBe(300);
+    expect(read.body.data.source_values['bubble.width']).toBe(420);
+    expect([...read.body.data.overridden_keys].sort()).toEqual(['avatar.size', 'bubble.width']);
+
+    const reset = await server.call('/template', {
+      method: 'PUT', json: { scope: 'override', preset_id: second, values: { 'bubble.width': null } },
+    });
+    expect(reset.body.data.settings_values['bubble.width']).toBe(420);
+    expect(reset.body.data.override_values).toEqual({ 'avatar.size': 80 });
+  });
+
   it('writes the sync source with scope source', async () => {
     const answer = await server.call('/template', {
       method: 'PUT', json: { scope: 'source', preset_id: alice().overlays.Second, values: { 'bubble.width': 480 } },

@@ -115,6 +115,27 @@ describe('exactly once', () => {
     expect(world.said()).toEqual(['@Fan the Neon skin is yours!']);
   });
 
+  it('the same redemption sent again once it is fully handled is known from the ledger: no effect, no second status call', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    // Past the in-flight guard: the ledger alone must know it now.
+    await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemption.id))?.state,
+      { timeout: 5000, interval: 5 }).toBe('status-sent');
+    const statusCalls = () => world.helix.calls.filter((c) => c.method === 'PATCH' && c.path === '/channel_points/custom_rewards/redemptions').length;
+    const callsBefore = statusCalls();
+    world.helix.eventSub.sendRedemptionAdd({
+      id: redemption.id, broadcaster_user_id: redemption.broadcaster_id, broadcaster_user_login: redemption.broadcaster_login,
+      broadcaster_user_name: redemption.broadcaster_name, user_id: redemption.user_id, user_login: redemption.user_login,
+      user_name: redemption.user_name, user_input: '', status: 'unfulfilled', reward: { ...redemption.reward }, redeemed_at: redemption.redeemed_at,
+    });
+    await expect.poll(() => world.redemptions!.status().counters?.duplicates, { timeout: 5000, interval: 5 }).toBe(1);
+    expect(world.unlocks).toHaveLength(1);
+    expect(statusCalls()).toBe(callsBefore);
+    expect(world.said()).toEqual(['@Fan the Neon skin is yours!']);
+  });
+
   it('loses nothing across a session_reconnect in the middle of a stream of redemptions', async () => {
     const world = await running();
     const rewardId = await world.rewardId('unlock-neon');

@@ -47,7 +47,7 @@ const chat = chatAnswers;
 
 /** The skin the viewer's messages render with, as the overlay asks the service. */
 async function shownSkin(w: World, twitchUserId: string): Promise<string | null> {
-  return (await w.harness.service.getViewerSkinForRoles(w.accountId, twitchUserId, []))?.slug ?? null;
+  return (await w.harness.service.getPickedSkin(w.accountId, twitchUserId))?.slug ?? null;
 }
 
 describe('skins plugin: !skins', () => {
@@ -300,7 +300,7 @@ describe('skins plugin: remote service (HTTP client, bundled server on a real so
     await w.test.clock.advance(10_000);
     expect(await ask(w.test, '!skin', viewerOne())).toEqual([`@Viewer_One ${PICK_REFUSAL} !skins lists yours.`]);
     expect(w.requests.slice(before)).toEqual([]);
-    expect(await w.harness.service.getViewerSkinForRoles(w.accountId, '1001', [])).toBeNull();
+    expect(await w.harness.service.getPickedSkin(w.accountId, '1001')).toBeNull();
     await expect(w.client.pickSkin({ twitchUserId: '1001' }, 'vault')).rejects.toMatchObject({ kind: 'unsupported', status: 0 });
   });
 

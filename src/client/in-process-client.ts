@@ -28,7 +28,7 @@ import type { z } from 'zod';
 /** What the in-process client calls: the spec's seven operations and the bundled service's viewer operations. */
 export type BundledOperations = StyleOperations & Pick<
   StyleService,
-  'registerViewer' | 'findViewer' | 'getSkin' | 'findSkinBySlug' | 'listPickableSkins' | 'pickSkin' | 'getViewerSkinForRoles'
+  'registerViewer' | 'findViewer' | 'getSkin' | 'findSkinBySlug' | 'listPickableSkins' | 'pickSkin' | 'getPickedSkin'
 >;
 
 const VIEWER_SHAPE = 'The viewer must be an object with a twitchUserId (digits).';
@@ -148,8 +148,7 @@ export function createInProcessClient(operations: BundledOperations, accountId: 
     listPickableSkins: (viewer: ViewerById) => call(async (): Promise<PickableSkin[]> => {
       const found = await requireViewer(viewer);
       const skins = await operations.listPickableSkins(accountId, found.id);
-      // With no roles, the skin "for roles" is the viewer's own pick.
-      const picked = await operations.getViewerSkinForRoles(accountId, found.twitchUserId, []);
+      const picked = await operations.getPickedSkin(accountId, found.twitchUserId);
       return skins.map((skin) => ({
         id: skin.id,
         name: skin.name,

@@ -1,11 +1,10 @@
 // Viewers, for the host and the seed: sign-in (the bot sees them), purchases, picking a skin,
-// and which skin a chatter's message renders with.
+// and the skin a viewer picked (the overlay decides what a message renders with: src/overlay/chat-roles.ts).
 import { emitAfterCommit } from '../service-context.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { isUsableSkin } from '../skin-settings.ts';
-import type { SkinRecord } from '../store/records.ts';
-import type { Role, Viewer } from '../types.ts';
-import { ROLES, ServiceError, validationError } from '../types.ts';
+import type { Viewer } from '../types.ts';
+import { ServiceError, validationError } from '../types.ts';
 import { notFound } from '../request-fields.ts';
 import { VIEWER_NOT_FOUND, findViewerByIdentifier } from '../viewer-lookup.ts';
 import { normalizeLogin, normalizeTwitchUserId } from './account-admin.ts';
@@ -114,33 +113,20 @@ export function createViewerAdmin(context: ServiceContext) {
   }
 
   /**
-   * The skin a chatter's messages render with on the channel: their own pick, else the skin of
-   * their highest role (broadcaster, moderator, vip, subscriber); only active skins, and only
-   * of `templateId` when given. null for none.
+   * The skin the viewer picked on the channel, while it is still theirs to use and active; null
+   * for none. (Which skin a message renders with, roles included, the overlay works out:
+   * src/overlay/chat-roles.ts.)
    */
-  async function getViewerSkinForRoles(
-    accountId: number, twitchUserId: string | null, roles: readonly Role[], templateId?: number,
-  ): Promise<SkinSummary | null> {
+  async function getPickedSkin(accountId: number, twitchUserId: string): Promise<SkinSummary | null> {
     return store.read(async (reader) => {
-      const fits = (skin: SkinRecord | null): skin is SkinRecord =>
-        isUsableSkin(skin, accountId) && skin.isActive && (templateId === undefined || skin.templateId === templateId);
-      if (twitchUserId !== null) {
-        const viewer = await reader.findViewerByTwitchUserId(twitchUserId);
-        const picked = viewer === null ? null : await reader.findSkinPick(accountId, viewer.id);
-        const skin = picked === null ? null : await reader.findSkin(picked);
-        if (fits(skin)) return skinSummary(templates.byId(skin.templateId), skin);
-      }
-      const assigned = new Map((await reader.listSkinRoles(accountId)).map((r) => [r.role, r.skinId]));
-      for (const role of ROLES) {
-        const skinId = roles.includes(role) ? assigned.get(role) : undefined;
-        const skin = skinId === undefined ? null : await reader.findSkin(skinId);
-        if (fits(skin)) return skinSummary(templates.byId(skin.templateId), skin);
-      }
-      return null;
+      const viewer = await reader.findViewerByTwitchUserId(twitchUserId);
+      const picked = viewer === null ? null : await reader.findSkinPick(accountId, viewer.id);
+      const skin = picked === null ? null : await reader.findSkin(picked);
+      return isUsableSkin(skin, accountId) && skin.isActive ? skinSummary(templates.byId(skin.templateId), skin) : null;
     });
   }
 
-  return { registerViewer, findViewer, getViewer, recordPurchase, pickSkin, listPickableSkins, getViewerSkinForRoles };
+  return { registerViewer, findViewer, getViewer, recordPurchase, pickSkin, listPickableSkins, getPickedSkin };
 }
 
 function checkDisplayName(displayName: unknown): string | null {

@@ -195,24 +195,14 @@ describe('channel skins: purchases, picks, roles and the overlay snapshot', () =
     expect(await h.service.getOverlaySnapshot(9999)).toBeNull();
   });
 
-  it('a chatter renders with their own pick, else their highest role\'s skin', async () => {
-    expect((await h.service.getViewerSkinForRoles(alice, '1002', ['subscriber', 'moderator']))?.slug).toBe('neon');
-    expect(await h.service.getViewerSkinForRoles(alice, '1002', ['subscriber'])).toBeNull();
+  it('a viewer\'s picked skin is theirs while it is active; role skins are the overlay\'s to apply', async () => {
+    // 1002 has no pick yet: a role's skin (neon is the moderators') is not a pick.
+    expect(await h.service.getPickedSkin(alice, '1002')).toBeNull();
     await h.service.pickSkin(alice, two, skins.classic!);
-    expect((await h.service.getViewerSkinForRoles(alice, '1002', ['moderator']))?.slug).toBe('classic');
-    expect(await h.service.getViewerSkinForRoles(alice, '1002', ['moderator'], 2)).toBeNull();
-  });
-
-  it('a chatter with several roles gets the skin of the highest one, whatever order the roles come in', async () => {
-    // The seed assigns neon to moderator; classic goes to subscriber and vip here.
-    await h.service.assignSkinRole(alice, 'subscriber', skins.classic!);
-    await h.service.assignSkinRole(alice, 'vip', skins.classic!);
-    for (const roles of [['subscriber', 'moderator'], ['moderator', 'subscriber'], ['vip', 'moderator', 'subscriber']] as const) {
-      expect((await h.service.getViewerSkinForRoles(alice, '1001', roles))?.slug).toBe('neon');
-    }
-    expect((await h.service.getViewerSkinForRoles(alice, '1001', ['subscriber', 'vip']))?.slug).toBe('classic');
-    await h.service.assignSkinRole(alice, 'broadcaster', skins.classic!);
-    expect((await h.service.getViewerSkinForRoles(alice, '1001', ['moderator', 'broadcaster']))?.slug).toBe('classic');
+    expect((await h.service.getPickedSkin(alice, '1002'))?.slug).toBe('classic');
+    await h.service.updateSkinDetails(skins.classic!, { isActive: false });
+    expect(await h.service.getPickedSkin(alice, '1002')).toBeNull();
+    expect(await h.service.getPickedSkin(alice, '424242')).toBeNull();
   });
 });
 

@@ -2,6 +2,7 @@
 // skin-shop plugin, the bundled service on SQLite. Each redemption has one effect and its status.
 import { afterEach, describe, expect, it } from 'vitest';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
+import type { RedemptionJson } from '../fakes/fake-helix.ts';
 import { openRedemptionWorld } from './redemption-world.ts';
 import type { RedemptionWorld, WorldOptions } from './redemption-world.ts';
 
@@ -20,6 +21,15 @@ async function running(options: WorldOptions = {}): Promise<RedemptionWorld> {
 
 async function saidSoon(world: RedemptionWorld, line: string): Promise<void> {
   await expect.poll(() => world.said(), { timeout: 5000, interval: 5 }).toContain(line);
+}
+
+/** Twitch sending a redemption's event again under a fresh message id (same event). */
+function resendAsNewMessage(world: RedemptionWorld, redemption: RedemptionJson): void {
+  world.helix.eventSub.sendRedemptionAdd({
+    id: redemption.id, broadcaster_user_id: redemption.broadcaster_id, broadcaster_user_login: redemption.broadcaster_login,
+    broadcaster_user_name: redemption.broadcaster_name, user_id: redemption.user_id, user_login: redemption.user_login,
+    user_name: redemption.user_name, user_input: '', status: 'unfulfilled', reward: { ...redemption.reward }, redeemed_at: redemption.redeemed_at,
+  });
 }
 
 function statusChanges(world: RedemptionWorld, redemptionId: string): string[] {
@@ -103,12 +113,7 @@ describe('exactly once', () => {
     const rewardId = await world.rewardId('unlock-neon');
     const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
     await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
-    // Twitch sending the event again under a fresh message id (a new message_id, same event).
-    world.helix.eventSub.sendRedemptionAdd({
-      id: redemption.id, broadcaster_user_id: redemption.broadcaster_id, broadcaster_user_login: redemption.broadcaster_login,
-      broadcaster_user_name: redemption.broadcaster_name, user_id: redemption.user_id, user_login: redemption.user_login,
-      user_name: redemption.user_name, user_input: '', status: 'unfulfilled', reward: { ...redemption.reward }, redeemed_at: redemption.redeemed_at,
-    });
+    resendAsNewMessage(world, redemption);
     await expect.poll(() => world.redemptions!.status().counters?.duplicates, { timeout: 5000, interval: 5 }).toBe(1);
     expect(world.unlocks).toHaveLength(1);
     expect(statusChanges(world, redemption.id)).toEqual(['UNFULFILLED->FULFILLED']);
@@ -125,11 +130,7 @@ describe('exactly once', () => {
       { timeout: 5000, interval: 5 }).toBe('status-sent');
     const statusCalls = () => world.helix.calls.filter((c) => c.method === 'PATCH' && c.path === '/channel_points/custom_rewards/redemptions').length;
     const callsBefore = statusCalls();
-    world.helix.eventSub.sendRedemptionAdd({
-      id: redemption.id, broadcaster_user_id: redemption.broadcaster_id, broadcaster_user_login: redemption.broadcaster_login,
-      broadcaster_user_name: redemption.broadcaster_name, user_id: redemption.user_id, user_login: redemption.user_login,
-      user_name: redemption.user_name, user_input: '', status: 'unfulfilled', reward: { ...redemption.reward }, redeemed_at: redemption.redeemed_at,
-    });
+    resendAsNewMessage(world, redemption);
     await expect.poll(() => world.redemptions!.status().counters?.duplicates, { timeout: 5000, interval: 5 }).toBe(1);
     expect(world.unlocks).toHaveLength(1);
     expect(statusCalls()).toBe(callsBefore);

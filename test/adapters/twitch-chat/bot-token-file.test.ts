@@ -123,6 +123,31 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
     expectNoTokenLogged(setup, [first.accessToken, first.refreshToken, saved.accessToken, saved.refreshToken]);
   });
 
+  it('refreshes again when the refreshed token expires in its turn, once it has logged in: only a token refused right after its renewal is final', async () => {
+    const setup = await setUp();
+    const { world, transport } = setup;
+    const first = setup.first!;
+    await connected(setup);
+
+    world.helix.expireAccessToken(first.accessToken);
+    await dropAndRejoin(setup);
+    const second = (await readTokenFile(world.tokenFile))!;
+    expect(second.accessToken).not.toBe(first.accessToken);
+    await expect.poll(() => transport.state, POLL).toBe('connected');
+
+    // Hours later (Twitch's user tokens last a few hours) the refreshed one expires too.
+    world.helix.expireAccessToken(second.accessToken);
+    await dropAndRejoin(setup);
+    const third = (await readTokenFile(world.tokenFile))!;
+    expect(third.accessToken).not.toBe(second.accessToken);
+    expect(refreshCalls(world)).toEqual([200, 200]);
+    expect(world.passes()).toEqual([first.accessToken, first.accessToken, second.accessToken, second.accessToken, third.accessToken]);
+    await expect.poll(() => transport.state, POLL).toBe('connected');
+    expect(transport.lastError).toBeNull();
+    await transport.say(CHANNEL, 'still here');
+    await world.irc.waitForPrivmsg((line) => line.text === 'still here' && line.login === BOT);
+  });
+
   it('a refresh Twitch refuses is final and says to run `chatskin twitch auth --bot`; a token saved there later is picked up without a restart', async () => {
     const setup = await setUp();
     const { world, transport, states, logs } = setup;

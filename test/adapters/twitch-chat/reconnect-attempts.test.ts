@@ -28,4 +28,13 @@ describe('reconnect attempts', () => {
     expect(attempts.down(40_000)).toEqual({ attempt: 1, delayMs: 1_000 });
     expect(attempts.count).toBe(1);
   });
+
+  it('keeps counting the failed attempts after a short-lived connection, however long they go on', () => {
+    // Up only a second, then the server is away: every attempt fails, the last time up far behind.
+    const attempts = new ReconnectAttempts(backoff, 30_000);
+    attempts.up(0);
+    expect(attempts.down(1_000)).toEqual({ attempt: 1, delayMs: 1_000 });
+    expect(attempts.down(40_000)).toEqual({ attempt: 2, delayMs: 2_000 });
+    expect(attempts.down(80_000)).toEqual({ attempt: 3, delayMs: 4_000 });
+  });
 });

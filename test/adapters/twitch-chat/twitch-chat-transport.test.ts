@@ -442,6 +442,22 @@ describe('Twitch chat transport: a server that hangs, drops, parts or refuses', 
     ]);
   });
 
+  it('rejoins after the first delay again once the channel has stayed joined long enough', async () => {
+    const { logs } = await connected({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 }, stableAfterMs: 300 });
+    const partAndRejoin = async () => {
+      const mark = irc.joins.length;
+      irc.partChannel(CHANNEL, BOT);
+      await irc.waitForJoin(CHANNEL, { since: mark, login: BOT, timeoutMs: 5_000 });
+    };
+    await partAndRejoin();
+    await partAndRejoin();
+    // In the channel well past stableAfterMs: the next part is a new trouble, not the same one.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await partAndRejoin();
+    const rejoins = logs.entries.filter((entry) => entry.level === LEVEL.warn && entry.msg?.startsWith(`Twitch chat is not in #${CHANNEL}`));
+    expect(rejoins.map((entry) => entry.delayMs)).toEqual([20, 40, 20]);
+  });
+
   it('holds every line for a while after Twitch says the bot sends too fast (msg_ratelimit)', async () => {
     const { transport, logs } = await connected({ rateLimitPauseMs: 300 });
     await transport.say(CHANNEL, 'one too many');

@@ -20,6 +20,15 @@ describe('viewer registration filter', () => {
     expect(filter.needsRegistering(alice)).toBe(true);
   });
 
+  it('tries again after a failed registration is forgotten, also when newer chatters pushed it into the previous generation meanwhile', () => {
+    const filter = createViewerRegistrationFilter(4);
+    expect(filter.needsRegistering(alice)).toBe(true);
+    // While alice's registration is on its way, two more chatters start a new generation.
+    for (const id of ['102', '103']) filter.needsRegistering({ twitchUserId: id, login: `v${id}` });
+    filter.forget(alice.twitchUserId);
+    expect(filter.needsRegistering(alice)).toBe(true);
+  });
+
   it('remembers every chatter among the last maxEntries / 2, forgets older ones, and never holds more than maxEntries', () => {
     const filter = createViewerRegistrationFilter(4);
     const viewer = (id: string) => ({ twitchUserId: id, login: `v${id}` });

@@ -35,6 +35,18 @@ describe('local chat beside Twitch chat', () => {
     expect((await running.service.findViewer('1001'))?.twitchUsername).toBe('ann');
   });
 
+  it('registers no local chatter as a viewer, not even the broadcaster, whose id is made up while chatskin does not know it', async () => {
+    expect(running.account.twitchUserId ?? null).toBeNull();
+    await running.transports.local!.post({ text: 'hello from the terminal', role: 'broadcaster' });
+    await running.transports.local!.post({ text: 'me too', login: 'carol' });
+    // A Twitch chatter after them, registered through the same queue.
+    irc.sendPrivmsg('#alice', { login: 'dave', userId: '1002' }, 'hi');
+    await expect.poll(async () => (await running.service.findViewer('dave'))?.twitchUserId).toBe('1002');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await running.service.findViewer('alice')).toBeNull();
+    expect(await running.service.findViewer('carol')).toBeNull();
+  });
+
   it("still answers the local chat's moderator commands", async () => {
     await running.transports.local!.post({ text: '!style bubble.width 345', role: 'moderator' });
     await expect.poll(async () => (await running.service.getTemplate(running.account.id)).settings_values['bubble.width']).toBe(345);

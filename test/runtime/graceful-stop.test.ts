@@ -55,6 +55,8 @@ describe('chatskin close() while a command is under way', () => {
 
     expect(printed).toMatch(/slow restyle done/);
     expect(await closed).toBe(1001);
+    // The overlay's socket closed only after the command: its reply reached the overlay live.
+    expect(overlay.frames.some((frame) => frame.type === 'chat' && frame.event.type === 'message' && /slow restyle done/.test(frame.event.text))).toBe(true);
     await expect(running.service.getTemplate(running.account.id)).rejects.toThrow(/closed/);
     const reopened = await openService(config);
     try {

@@ -104,6 +104,16 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(await recorder.next('message', (event) => event.tags.id === action.id)).toMatchObject({ text: 'waves', tags: { 'message-type': 'action' } });
   });
 
+  it('takes no whisper for chat, not even one from the channel\'s broadcaster', async () => {
+    const { recorder } = await connected();
+    // tmi.js hands a whisper to its `message` event too, with the sender's login as the channel.
+    irc.sendRaw(`@badges=;color=;display-name=${CHANNEL};emotes=;message-id=1;thread-id=1_2;turbo=0;user-id=4242;user-type= `
+      + `:${CHANNEL}!${CHANNEL}@${CHANNEL}.tmi.twitch.tv WHISPER ${BOT} :!style bubble.width 300`);
+    const after = irc.sendPrivmsg(CHANNEL, { login: 'viewer_val' }, 'after the whisper');
+    await recorder.next('message', (event) => event.tags.id === after.id);
+    expect(recorder.events.filter((event) => event.type === 'message').map((event) => event.type === 'message' && event.text)).toEqual(['after the whisper']);
+  });
+
   it("marks lines from the bot's own account as self, even when another client sent them", async () => {
     const { recorder } = await connected();
     const own = irc.sendPrivmsg(CHANNEL, { login: BOT }, '!ping');

@@ -302,6 +302,23 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
     expect(messages(logs, LEVEL.error)).toEqual([]);
   });
 
+  it('stopped while a refresh is under way, saves the refreshed token before stop() resolves (Twitch may have retired the old refresh token)', async () => {
+    const setup = await setUp({ world: { helix: { rotateRefreshTokens: true } } });
+    const { world, transport } = setup;
+    const first = setup.first!;
+    await connected(setup);
+    const held = world.helix.holdNext({ path: '/auth/token' });
+    world.helix.expireAccessToken(first.accessToken);
+    world.irc.dropAllConnections();
+    await held.arrived;
+    const stopped = transport.stop();
+    setTimeout(() => held.release(), 100);
+    await stopped;
+    const saved = (await readTokenFile(world.tokenFile))!;
+    expect(saved.refreshToken).not.toBe(first.refreshToken);
+    expect(world.helix.tokens.find((token) => token.accessToken === saved.accessToken)?.refreshToken).toBe(saved.refreshToken);
+  });
+
   it('gives up when Twitch refuses the token it just refreshed too: no refresh loop', async () => {
     const setup = await setUp();
     const { world, transport } = setup;

@@ -335,6 +335,28 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
     expect(refreshCalls(world)).toEqual([200]);
   });
 
+  it('gives up at once when Twitch refuses the new token saved to the file after it gave up: no refresh of a token just saved', async () => {
+    const setup = await setUp();
+    const { world, transport } = setup;
+    const first = setup.first!;
+    await connected(setup);
+    world.helix.revokeRefreshToken(first.refreshToken);
+    world.helix.expireAccessToken(first.accessToken);
+    world.irc.dropAllConnections();
+    await expect.poll(() => transport.state, POLL).toBe('disconnected');
+    expect(refreshCalls(world)).toEqual([400]);
+
+    // The account may no longer chat: the token `chatskin twitch auth --bot` saves is refused too.
+    world.refuseEveryLogin = true;
+    const fresh = world.issue();
+    await world.save(fresh);
+    await expect.poll(() => world.passes().at(-1), POLL).toBe(fresh.accessToken);
+    await expect.poll(() => transport.lastError, POLL)
+      .toBe(`Twitch refused the bot's login as chatskinbot (Login authentication failed) again, with a token just renewed: the account may not chat with it; ${REAUTHORIZE}`);
+    expect(transport.state).toBe('disconnected');
+    expect(refreshCalls(world)).toEqual([400]);
+  });
+
   it('tightens a token file others may read to 600, and says so', async () => {
     const setup = await setUp();
     chmodSync(setup.world.tokenFile, 0o644);

@@ -265,6 +265,29 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
     expect(transport.state).toBe('connected');
   });
 
+  it('takes a token saved to the file while Twitch was refusing the refresh, instead of giving up', async () => {
+    const setup = await setUp();
+    const { world, transport, states, logs } = setup;
+    const first = setup.first!;
+    await connected(setup);
+    world.helix.revokeRefreshToken(first.refreshToken);
+    world.helix.expireAccessToken(first.accessToken);
+    const held = world.helix.holdNext({ path: '/auth/token' });
+    const since = world.irc.joins.length;
+    world.irc.dropAllConnections();
+    await held.arrived;
+    // `chatskin twitch auth --bot` saves its token while the refresh is on its way to being refused.
+    const fresh = world.issue();
+    await world.save(fresh);
+    held.release();
+    await world.irc.waitForJoin(CHANNEL, { since });
+    await expect.poll(() => transport.state, POLL).toBe('connected');
+    expect(refreshCalls(world)).toEqual([400]);
+    expect(world.passes().at(-1)).toBe(fresh.accessToken);
+    expect(states).not.toContain('disconnected');
+    expect(messages(logs, LEVEL.error)).toEqual([]);
+  });
+
   it('retries a refresh that failed for a reason a later try may not have (Twitch 503), with back-off', async () => {
     const setup = await setUp();
     const { world, transport, logs } = setup;

@@ -453,7 +453,7 @@ describe('Twitch chat transport: a server that hangs, drops, parts or refuses', 
   });
 
   it('rejoins after the first delay again once the channel has stayed joined long enough', async () => {
-    const { logs } = await connected({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 }, stableAfterMs: 300 });
+    const { logs } = await connected({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 }, stableAfterMs: 1_000 });
     const partAndRejoin = async () => {
       const mark = irc.joins.length;
       irc.partChannel(CHANNEL, BOT);
@@ -462,7 +462,7 @@ describe('Twitch chat transport: a server that hangs, drops, parts or refuses', 
     await partAndRejoin();
     await partAndRejoin();
     // In the channel well past stableAfterMs: the next part is a new trouble, not the same one.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     await partAndRejoin();
     const rejoins = logs.entries.filter((entry) => entry.level === LEVEL.warn && entry.msg?.startsWith(`Twitch chat is not in #${CHANNEL}`));
     expect(rejoins.map((entry) => entry.delayMs)).toEqual([20, 40, 20]);

@@ -57,6 +57,8 @@ describe('chatskin close() while a command is under way', () => {
     expect(await closed).toBe(1001);
     // The overlay's socket closed only after the command: its reply reached the overlay live.
     expect(overlay.frames.some((frame) => frame.type === 'chat' && frame.event.type === 'message' && /slow restyle done/.test(frame.event.text))).toBe(true);
+    // ...and so did its restyle, made just before the stop.
+    expect(overlay.frames.some((frame) => frame.type === 'update' && frame.style.settings['bubble.width'] === 333)).toBe(true);
     await expect(running.service.getTemplate(running.account.id)).rejects.toThrow(/closed/);
     const reopened = await openService(config);
     try {

@@ -447,8 +447,12 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
-    flush(); // what was queued goes out before the close frame
     unsubscribe();
+    // A style change made just before the stop (a command finishing) still reaches the pages:
+    // the reads already queued run first, for a bounded while.
+    const queued = Promise.all([...channels.values()].map((channel) => channel.queue));
+    await Promise.race([queued, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
+    flush(); // what was queued goes out before the close frame
     const closing: Promise<void>[] = [];
     for (const channel of channels.values()) {
       for (const client of channel.clients) {

@@ -262,6 +262,10 @@ export class FakeEventSub {
   /** How many of the next upgrade requests are refused (see refuseUpgrades). */
   #upgradesToRefuse = 0;
   #refusedTotal = 0;
+  /** How many of the next new connections are closed at once, unwelcomed (see closeNewConnections). */
+  #connectionsToClose = 0;
+  #closeOnAccept: { code: number; reason: string } = EVENTSUB_CLOSE.internalServerError;
+  #closedOnAcceptTotal = 0;
 
   private constructor(options: FakeEventSubOptions) {
     this.#options = options;
@@ -328,6 +332,11 @@ export class FakeEventSub {
   /** Upgrades left unanswered (stallUpgrades): how many came, how many the client still holds, how many are still to stall. */
   get stalledUpgrades(): { came: number; held: number; pending: number } {
     return { came: this.#stalledTotal, held: this.#stalled.size, pending: this.#upgradesToStall };
+  }
+
+  /** New connections closed at once, unwelcomed (closeNewConnections). */
+  get closedNewConnections(): number {
+    return this.#closedOnAcceptTotal;
   }
 
   /** Upgrade requests answered 503 (refuseUpgrades). */
@@ -450,6 +459,17 @@ export class FakeEventSub {
   refuseUpgrades(count = 1): void {
     if (!Number.isInteger(count) || count < 0) throw new Error(`fake EventSub: refuseUpgrades(${count}): a count of upgrade requests`);
     this.#upgradesToRefuse = count === 0 ? 0 : this.#upgradesToRefuse + count;
+  }
+
+  /**
+   * The next `count` new connections (not a reconnect_url's) are accepted, then closed at once
+   * with `close` (default 4000 internal server error) and no session_welcome: an endpoint that
+   * takes sockets and drops them. Counts add up; 0 cancels what is still pending.
+   */
+  closeNewConnections(count = 1, close: { code: number; reason: string } = EVENTSUB_CLOSE.internalServerError): void {
+    if (!Number.isInteger(count) || count < 0) throw new Error(`fake EventSub: closeNewConnections(${count}): a count of connections`);
+    this.#connectionsToClose = count === 0 ? 0 : this.#connectionsToClose + count;
+    this.#closeOnAccept = close;
   }
 
   /** A channel point redemption, to every enabled subscription whose condition matches. */
@@ -650,6 +670,13 @@ export class FakeEventSub {
         return;
       }
       this.#handOver(session, ws);
+      return;
+    }
+    if (this.#connectionsToClose > 0) {
+      this.#connectionsToClose--;
+      this.#closedOnAcceptTotal++;
+      ws.close(this.#closeOnAccept.code, this.#closeOnAccept.reason);
+      this.#waiters.check();
       return;
     }
     if (this.#welcomesToWithhold > 0) {

@@ -30,6 +30,15 @@ describe('resolveMessageSkin', () => {
     expect(resolveMessageSkin({ userId: '7', badges: [{ set: 'broadcaster' }, { set: 'moderator' }] }, style)).toBe(4);
   });
 
+  it('ranks the roles broadcaster, moderator, VIP, subscriber when each has a skin (docs/overlay.md)', () => {
+    const everyRole = { ...style, roleSkins: { broadcaster: 4, moderator: 1, vip: 3, subscriber: 2 } };
+    const skinOf = (...sets: string[]) => resolveMessageSkin({ userId: '7', badges: sets.map((set) => ({ set })) }, everyRole);
+    expect(skinOf('vip', 'moderator')).toBe(1);
+    expect(skinOf('subscriber', 'vip')).toBe(3);
+    expect(skinOf('vip', 'broadcaster')).toBe(4);
+    expect(skinOf('founder', 'lead_moderator', 'vip')).toBe(1);
+  });
+
   it('falls back to roles when the picked skin is not in the style, and to none without roles', () => {
     expect(resolveMessageSkin({ userId: '1002', badges: [{ set: 'subscriber' }] }, style)).toBe(2);
     expect(resolveMessageSkin({ userId: '7', badges: [] }, style)).toBeNull();

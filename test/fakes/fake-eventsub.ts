@@ -62,7 +62,7 @@
  *   .closeSession(sessionId, code, reason?) / .dropAllConnections() / .setKeepalivesPaused(paused)
  *   .silenceSession(sessionId?)   (half-dead: socket open, nothing sent any more)
  *   .withholdWelcome(count?) / .withheldConnections   (opened, never welcomed)
- *   .stallUpgrades(count?) / .stalledUpgrades   (upgrade never answered, never opened)
+ *   .stallUpgrades(count?) / .stalledUpgrades / .endStalledUpgrades()   (upgrade never answered, never opened; hung up at last)
  *   .refuseUpgrades(count?) / .refusedUpgrades   (upgrade answered 503)
  *   .waitForSession(opts?) / .waitForSubscription(type, opts?) / .waitForDisconnect(sessionId, opts?)
  *   .close()
@@ -453,6 +453,11 @@ export class FakeEventSub {
   stallUpgrades(count = 1): void {
     if (!Number.isInteger(count) || count < 0) throw new Error(`fake EventSub: stallUpgrades(${count}): a count of upgrade requests`);
     this.#upgradesToStall = count === 0 ? 0 : this.#upgradesToStall + count;
+  }
+
+  /** Hangs up every upgrade held by stallUpgrades (an endpoint that gave up at last): the client sees its attempt fail. */
+  endStalledUpgrades(): void {
+    for (const socket of this.#stalled) socket.destroy();
   }
 
   /** The next `count` upgrade requests are answered 503 Service Unavailable. Counts add up; 0 cancels. */

@@ -139,4 +139,29 @@ describe('a session_reconnect whose connections are lost during the handover', (
     expect(warnings(world).some((w) => /connecting afresh in \d+ s/.test(w))).toBe(true);
     await expectLiveRedemptions(world, subscription.transport.session_id);
   });
+
+  it('stays quiet when an attempt the retired connection left behind ends later (no loop on the dead reconnect_url)', async () => {
+    const world = await openRedemptionWorld({});
+    worlds.push(world);
+    await world.start();
+    await world.settled();
+    const eventSub = world.helix.eventSub;
+    const subscriptionsBefore = eventSub.subscriptions.length;
+    // The handover's connection hangs; the old one drops meanwhile, so twurple sets another
+    // attempt going beside the hanging one, which it no longer keeps track of.
+    eventSub.stallUpgrades(1);
+    void eventSub.requestReconnect(undefined, { timeoutMs: GUARD_MS }).catch(() => {});
+    await expect.poll(() => eventSub.stalledUpgrades.held, { timeout: GUARD_MS }).toBe(1);
+    eventSub.dropAllConnections();
+    await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { userId: world.broadcaster.id, timeoutMs: GUARD_MS, since: subscriptionsBefore });
+    await expect.poll(() => world.redemptions!.status().eventsub!.subscription, { timeout: GUARD_MS }).toBe('active');
+
+    // Long after, that forgotten attempt fails: the retired listener must not start again.
+    const before = eventSub.totalConnections;
+    eventSub.endStalledUpgrades();
+    await expect.poll(() => eventSub.stalledUpgrades.held).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(eventSub.totalConnections - before).toBeLessThan(3);
+    expect(world.redemptions!.status().eventsub!.state).toBe('connected');
+  });
 });

@@ -117,6 +117,9 @@ class EventSubWsListenerWithoutTimers extends EventSubWsListener {
     });
   }
 
+  /** The sockets this listener had when first stopped: twurple's stop() forgets them. */
+  #stoppedSockets: readonly RetiredSocket[] | null = null;
+
   /**
    * stop(), plus what twurple's stop() leaves behind:
    * - in the middle of a session_reconnect (the new socket open, its welcome not yet read), the
@@ -124,18 +127,24 @@ class EventSubWsListenerWithoutTimers extends EventSubWsListener {
    *   armed;
    * - between two reconnect attempts (waiting after a failed one), the connection says it is
    *   neither connected nor connecting, so stop() leaves it alone and the next attempt still
-   *   comes: a stopped listener would open a session later.
-   * All are ended here, through twurple's internals (guarded: absent fields are skipped);
-   * disconnecting a connection that is already down changes nothing.
+   *   comes: a stopped listener would open a session later;
+   * - an attempt twurple no longer keeps track of (a handover's connection still opening when
+   *   a retry replaced it) stays bound to the connection, and when it ends, however late, the
+   *   connection starts over, on the handover's dead reconnect_url, for ever.
+   * All are ended here, through twurple's internals (guarded: absent fields are skipped): the
+   * connection is disconnected and can never start an attempt again. Safe to call again.
    */
   stopCompletely(): void {
-    const sockets = [...((this as unknown as { _sockets?: Map<string, unknown> })._sockets?.values() ?? [])] as Array<{
-      _connection?: { _previousConnection?: { disconnect(): void }; disconnect?: () => void };
-      _clearKeepaliveTimer?: () => void;
-    }>;
+    const current = [...((this as unknown as { _sockets?: Map<string, unknown> })._sockets?.values() ?? [])] as RetiredSocket[];
+    this.#stoppedSockets = [...new Set([...(this.#stoppedSockets ?? []), ...current])];
     this.stop();
-    for (const socket of sockets) {
+    for (const socket of this.#stoppedSockets) {
       const connection = socket._connection;
+      if (connection) {
+        // No attempt of any kind from now on (a late close runs _reconnect, a retry timer _tryConnect).
+        connection._startTryingToConnect = () => {};
+        connection._tryConnect = () => {};
+      }
       const previous = connection?._previousConnection;
       if (connection && previous) {
         connection._previousConnection = undefined;
@@ -145,6 +154,17 @@ class EventSubWsListenerWithoutTimers extends EventSubWsListener {
       socket._clearKeepaliveTimer?.();
     }
   }
+}
+
+/** What stopCompletely reaches of a twurple EventSubWsSocket and its PersistentConnection. */
+interface RetiredSocket {
+  _connection?: {
+    _previousConnection?: { disconnect(): void };
+    disconnect?: () => void;
+    _startTryingToConnect?: () => void;
+    _tryConnect?: () => void;
+  };
+  _clearKeepaliveTimer?: () => void;
 }
 
 function redemptionOf(event: EventSubChannelRedemptionAddEvent): TwitchRedemption {

@@ -137,6 +137,22 @@ describe('exactly once', () => {
     expect(world.said()).toEqual(['@Fan the Neon skin is yours!']);
   });
 
+  it('a settled redemption Twitch still lists as UNFULFILLED gets its status again, never a second effect', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemption.id))?.state,
+      { timeout: 5000, interval: 5 }).toBe('status-sent');
+    // Twitch lists it as unfulfilled again (our status was lost on its side).
+    world.helix.redemptions.find((r) => r.id === redemption.id)!.status = 'UNFULFILLED';
+    await world.redemptions!.reconcile();
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    expect(statusChanges(world, redemption.id)).toEqual(['UNFULFILLED->FULFILLED', 'UNFULFILLED->FULFILLED']);
+    expect(world.unlocks).toHaveLength(1);
+    expect(world.said()).toEqual(['@Fan the Neon skin is yours!']);
+  });
+
   it('loses nothing across a session_reconnect in the middle of a stream of redemptions', async () => {
     const world = await running();
     const rewardId = await world.rewardId('unlock-neon');

@@ -78,6 +78,22 @@ describe('managed rewards', () => {
     expect(await world.rewardId('unlock-neon')).toBe(rewardId);
   });
 
+  it('gives a title another key just gave up to a reward of its own, never to the other key\'s reward', async () => {
+    const world = await open({ rewards: { 'unlock-neon': NEON_REWARD }, skinShop: { rewards: { 'unlock-neon': 'neon' } } });
+    await world.start();
+    const neonId = await world.rewardId('unlock-neon');
+    await world.stop();
+    const redemptions = await world.start({
+      rewards: { 'unlock-neon': { ...NEON_REWARD, title: 'Neon classic' }, 'unlock-gold': { title: NEON_REWARD.title, cost: 100 } },
+    });
+    expect(redemptions.status().rewards.map((r) => [r.rewardKey, r.action])).toEqual([['unlock-neon', 'updated'], ['unlock-gold', 'created']]);
+    expect(await world.rewardId('unlock-neon')).toBe(neonId);
+    const goldId = await world.rewardId('unlock-gold');
+    expect(goldId).not.toBe(neonId);
+    expect(world.helix.rewards.find((r) => r.json.id === neonId)?.json.title).toBe('Neon classic');
+    expect(world.helix.rewards.find((r) => r.json.id === goldId)?.json).toMatchObject({ title: NEON_REWARD.title, cost: 100 });
+  });
+
   it('disables a reward removed from the config, and enables it again when it comes back', async () => {
     const world = await open();
     await world.start();

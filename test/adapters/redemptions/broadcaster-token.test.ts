@@ -1,6 +1,7 @@
 // The broadcaster's token at run time: read from its 0600 file, refreshed by twurple when FakeHelix
 // says it expired, saved back (so a restart uses the new one), and refresh failures reported.
-import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTokenFile } from '../../../src/adapters/twitch-auth/token-file.ts';
 import { CHANNEL, CLIENT_ID, openRedemptionWorld, waitUntil } from '../../redemptions/redemption-world.ts';
@@ -43,6 +44,28 @@ describe('the broadcaster token', () => {
     expect(used.length).toBeGreaterThan(0);
     expect(used.every((c) => c.accessToken === saved?.accessToken && c.status === 200)).toBe(true);
     expect(world.helix.calls.slice(mark).some((c) => c.path === '/auth/token')).toBe(false);
+  });
+
+  it('says when a refreshed token could not be saved, and is ok again once a later one is', async () => {
+    const world = await open();
+    const redemptions = await world.start();
+    await world.settled();
+    // Where the file was, a folder: the refreshed token cannot be renamed into place.
+    rmSync(world.tokenFile);
+    mkdirSync(world.tokenFile);
+    writeFileSync(path.join(world.tokenFile, 'in-the-way'), '');
+    world.helix.expireAccessToken(world.token.accessToken);
+    await redemptions.reconcile();
+    await waitUntil(() => redemptions.status().auth?.state === 'save-failed', 'the failed save to be reported');
+    expect(redemptions.status().auth?.error).toMatch(/could not be saved to .*after a restart the old one may no longer work/);
+
+    rmSync(world.tokenFile, { recursive: true });
+    const refreshed = world.helix.tokens.filter((t) => t.userId === world.broadcaster.id && !t.revoked).at(-1)!;
+    world.helix.expireAccessToken(refreshed.accessToken);
+    await redemptions.reconcile();
+    await waitUntil(() => redemptions.status().auth?.state === 'ok', 'the next save to clear the state');
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', refreshes: 2, error: null });
+    expect((await readTokenFile(world.tokenFile))?.accessToken).not.toBe(refreshed.accessToken);
   });
 
   it('keeps a rotated refresh token', async () => {

@@ -81,6 +81,9 @@ describe('PushConnection (page side)', () => {
     socket.send(JSON.stringify({ type: 'heartbeat', version: 13 }));
     socket.send(JSON.stringify(chat(14, 'b')));
     await rec.until('chat:b');
+    // The page's close reaches the peer after anything it sent before: all it sent is in `received`.
+    connection!.stop();
+    await once(socket, 'close');
     expect(received).toEqual([{ type: 'resync' }]); // one resync, none for the matching heartbeat
   });
 
@@ -92,6 +95,39 @@ describe('PushConnection (page side)', () => {
     socket.send([snapshot(20), chat(21, 'one'), chat(22, 'two'), chat(23, 'three')].map((frame) => JSON.stringify(frame)).join('\n'));
     await rec.until('chat:three');
     expect(rec.log.filter((e) => e.startsWith('chat:'))).toEqual(['chat:one', 'chat:two', 'chat:three']);
+  });
+
+  it('asks for one snapshot while it waits for one, however many gaps it sees meanwhile', async () => {
+    peer = await scriptedPeer();
+    const rec = recorder();
+    start(peer.url, rec.handlers);
+    const socket = await peer.next();
+    const received: unknown[] = [];
+    socket.on('message', (data) => received.push(JSON.parse(String(data))));
+    socket.send(JSON.stringify(snapshot(1)));
+    socket.send(JSON.stringify(chat(3, 'gap-one')));
+    socket.send(JSON.stringify(chat(5, 'gap-two')));
+    socket.send(JSON.stringify({ type: 'heartbeat', version: 9 }));
+    await rec.until('chat:gap-two');
+    connection!.stop();
+    await once(socket, 'close');
+    expect(received).toEqual([{ type: 'resync' }]);
+  });
+
+  it('keeps a socket whose frames keep coming, however long it lives past its heartbeat interval', async () => {
+    peer = await scriptedPeer();
+    const rec = recorder();
+    start(peer.url, rec.handlers);
+    const socket = await peer.next();
+    socket.send(JSON.stringify(snapshot(1, 200))); // silence past 500 ms would count as dead
+    const beats = setInterval(() => socket.send(JSON.stringify({ type: 'heartbeat', version: 1 })), 50);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+    } finally {
+      clearInterval(beats);
+    }
+    expect(rec.log).not.toContain('status:reconnecting');
+    expect(socket.readyState).toBe(socket.OPEN);
   });
 
   it('asks for a snapshot when a heartbeat shows a newer version', async () => {

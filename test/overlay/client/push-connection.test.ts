@@ -2,7 +2,7 @@
 // a scripted peer that plays the server's part frame by frame.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import type { WebSocket as PeerSocket } from 'ws';
 import { PushConnection } from '../../../src/overlay/client/push-connection.ts';
@@ -55,6 +55,7 @@ describe('PushConnection (page side)', () => {
   let peer: Awaited<ReturnType<typeof scriptedPeer>>;
   let connection: PushConnection | undefined;
   afterEach(async () => {
+    vi.restoreAllMocks();
     connection?.stop();
     await peer?.close();
   });
@@ -168,5 +169,47 @@ describe('PushConnection (page side)', () => {
     const second = await peer.next();
     expect(second).not.toBe(first);
     await rec.until('reconnecting');
+  });
+
+  it('backs off from 0.5 s, doubling up to 15 s with jitter, and starts again from 0.5 s once a snapshot arrives', async () => {
+    // The retry waits are recorded and then cut to 1 ms, so the test does not sit through them;
+    // every other timer (the silence timer included) runs as it is.
+    const realSetTimeout = globalThis.setTimeout;
+    const retryWaits: number[] = [];
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
+      if (new Error().stack?.includes('scheduleReconnect')) {
+        retryWaits.push(ms ?? 0);
+        return realSetTimeout(callback, 1);
+      }
+      return realSetTimeout(callback, ms);
+    }) as typeof setTimeout);
+
+    // A server that refuses the handshake unless told to take the next socket.
+    let accept = false;
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1', verifyClient: () => accept });
+    await once(server, 'listening');
+    const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/overlay/t/ws`;
+    peer = { url, next: () => Promise.reject(new Error('unused')), close: () => new Promise<void>((resolve) => { for (const c of server.clients) c.terminate(); server.close(() => resolve()); }) };
+    const waitFor = async (count: number) => { while (retryWaits.length < count) await new Promise((resolve) => realSetTimeout(resolve, 5)); };
+    const rec = recorder();
+    start(url, rec.handlers);
+
+    await waitFor(4); // four refusals
+    accept = true;
+    const [socket] = await once(server, 'connection') as [PeerSocket];
+    accept = false;
+    socket.send(JSON.stringify(snapshot(1)));
+    await rec.until('snapshot');
+    socket.close();
+    await waitFor(12);
+    connection!.stop();
+
+    const expected = [500, 1_000, 2_000, 4_000, /* snapshot */ 500, 1_000, 2_000, 4_000, 8_000, 15_000, 15_000, 15_000];
+    retryWaits.slice(0, 12).forEach((wait, index) => {
+      expect(wait, `wait ${index + 1} of ${JSON.stringify(retryWaits)}`).toBeGreaterThanOrEqual(expected[index]! * 0.75);
+      expect(wait, `wait ${index + 1} of ${JSON.stringify(retryWaits)}`).toBeLessThanOrEqual(expected[index]! * 1.25);
+    });
+    // Jitter: pages that lost the server together do not all come back at the same moment.
+    expect(retryWaits.slice(0, 12).filter((wait, index) => wait !== expected[index])).not.toEqual([]);
   });
 });

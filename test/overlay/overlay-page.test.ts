@@ -236,6 +236,71 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('places new messages, bubbles, avatars and badges where their settings say', async () => {
+    // The sync source overlay, so the main overlay keeps the settings the other tests expect.
+    const overlay = server.source;
+    const page = await openOverlay(overlay.token);
+    /** Applies the values and waits for the page to have the update. */
+    const setValues = async (values: Record<string, unknown>) => {
+      const before = Number(await page.evaluate(() => document.body.dataset.version));
+      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
+      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
+    };
+    await chat({ type: 'message', id: 'older', login: 'first', text: 'older', badges: ['moderator/1'] }, overlay.token);
+    await chat({ type: 'message', id: 'newer', login: 'second', text: 'newer', badges: ['moderator/1'] }, overlay.token);
+    await page.waitForSelector('.cs-msg[data-message-id="newer"]');
+    const boxes = () => page.evaluate(() => {
+      const box = (el: Element) => { const r = el.getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top }; };
+      const parts = (id: string) => {
+        const msg = document.querySelector(`.cs-msg[data-message-id="${id}"]`)!;
+        return { msg: box(msg), avatar: box(msg.querySelector('.cs-avatar')!), body: box(msg.querySelector('.cs-body')!), badges: box(msg.querySelector('.cs-badges')!), name: box(msg.querySelector('.cs-username')!) };
+      };
+      return { chat: box(document.querySelector('.cs-chat')!), older: parts('older'), newer: parts('newer') };
+    });
+
+    await setValues({ 'bubble.message-direction': 'bottom-up', 'bubble.full-width': false, 'bubble.width': 200, 'bubble.alignment': 'left', 'avatar.show': true, 'avatar.position': 'left', 'badges.show': true, 'badges.position': 'before-name', 'username.position': 'above-message' });
+    let b = await boxes();
+    expect(b.newer.msg.top).toBeGreaterThan(b.older.msg.top); // new at the bottom
+    expect(b.newer.msg.left - b.chat.left).toBeLessThan(b.chat.right - b.newer.msg.right); // bubble at the left
+    expect(b.newer.avatar.right).toBeLessThanOrEqual(b.newer.body.left); // avatar at the left
+    expect(b.newer.badges.right).toBeLessThanOrEqual(b.newer.name.left); // badges before the name
+
+    await setValues({ 'bubble.message-direction': 'top-down', 'bubble.alignment': 'right', 'avatar.position': 'right', 'badges.position': 'after-name' });
+    b = await boxes();
+    expect(b.newer.msg.top).toBeLessThan(b.older.msg.top); // new at the top
+    expect(b.chat.right - b.newer.msg.right).toBeLessThan(b.newer.msg.left - b.chat.left); // bubble at the right
+    expect(b.newer.avatar.left).toBeGreaterThanOrEqual(b.newer.body.right); // avatar at the right
+    expect(b.newer.badges.left).toBeGreaterThanOrEqual(b.newer.name.right); // badges after the name
+
+    await setValues({ 'bubble.message-direction': 'right-to-left', 'bubble.width': 150 });
+    b = await boxes();
+    expect(b.newer.msg.left).toBeGreaterThan(b.older.msg.left); // new at the right
+    await setValues({ 'bubble.message-direction': 'left-to-right' });
+    b = await boxes();
+    expect(b.newer.msg.left).toBeLessThan(b.older.msg.left); // new at the left
+
+    await setValues(Object.fromEntries(['bubble.message-direction', 'bubble.full-width', 'bubble.width', 'bubble.alignment', 'avatar.show', 'avatar.position', 'badges.show', 'badges.position', 'username.position'].map((key) => [key, null])));
+    await page.close();
+  });
+
+  it('clears the chat after a reconnect: removals sent while the socket was down are lost', async () => {
+    const proxy = await startPrefixProxy('/chatskin', server.port);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${proxy.origin}/chatskin/overlay/${server.main.token}`);
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 5_000 });
+      await chat({ type: 'message', id: 'before-drop', login: 'alice', text: 'shown before the drop' });
+      await page.waitForSelector('.cs-msg[data-message-id="before-drop"]');
+      proxy.cutSockets();
+      await page.waitForFunction(() => document.body.dataset.status !== 'live', null, { timeout: 5_000 });
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 10_000 });
+      expect(await page.$$('.cs-msg')).toHaveLength(0);
+      await page.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('changes the computed style of the page for every catalog key (overlay-wide and in a skin)', async () => {
     const page = await openOverlay();
     // No name colour: username.font-color is the colour for chatters without one.
@@ -317,8 +382,9 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
 /**
  * A reverse proxy that passes `<prefix>/...` (HTTP and WebSocket upgrades) to the server at
  * `targetPort` without the prefix, and answers 404 to everything else, as such a proxy does.
+ * `cutSockets` drops the WebSocket connections it carries.
  */
-async function startPrefixProxy(prefix: string, targetPort: number): Promise<{ origin: string; close(): Promise<void> }> {
+async function startPrefixProxy(prefix: string, targetPort: number): Promise<{ origin: string; cutSockets(): void; close(): Promise<void> }> {
   const strip = (url = '') => (url.startsWith(`${prefix}/`) ? url.slice(prefix.length) : null);
   const tunnels = new Set<{ destroy(): void }>();
   const proxy = createServer((request, response) => {
@@ -346,6 +412,8 @@ async function startPrefixProxy(prefix: string, targetPort: number): Promise<{ o
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    /** Cuts the WebSocket tunnels, as a dropped connection would. */
+    cutSockets: () => { for (const tunnel of tunnels) tunnel.destroy(); tunnels.clear(); },
     close: () => new Promise((resolve) => {
       for (const tunnel of tunnels) tunnel.destroy();
       proxy.closeAllConnections();

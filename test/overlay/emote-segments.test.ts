@@ -43,6 +43,11 @@ describe('emoteSegments', () => {
     expect(emoteSegments('Kappa', '25:0-4,3-6/1:2-3/2:10-12')).toEqual([{ type: 'emote', id: '25', code: 'Kappa' }]);
   });
 
+  it('ignores a range that ends one past the last code point', () => {
+    expect(emoteSegments('hi Kappa', '25:3-8')).toEqual([{ type: 'text', text: 'hi Kappa' }]);
+    expect(emoteSegments('hi Kappa', '25:3-7')).toEqual([{ type: 'text', text: 'hi ' }, { type: 'emote', id: '25', code: 'Kappa' }]);
+  });
+
   it('keeps markup as plain text segments', () => {
     expect(emoteSegments('<b>hi</b>', '')).toEqual([{ type: 'text', text: '<b>hi</b>' }]);
   });

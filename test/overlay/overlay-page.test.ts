@@ -352,6 +352,24 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('loads no web font when font loading is off (overlay.googleFontsCss: null)', async () => {
+    const offline = await startPushTestServer({ page: { fontStylesheetBaseUrl: null } });
+    try {
+      await offline.api('PUT', '/template', { scope: 'independent', preset_id: offline.main.id, values: { 'username.font-family': 'Open Sans' } });
+      const page = await browser.newPage();
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.goto(`${offline.origin}/overlay/${offline.main.token}`);
+      await page.waitForFunction(() => document.body.dataset.status === 'live');
+      expect(await computed(page, '.cs-chat', 'position')).toBe('fixed'); // the page and its style are in
+      expect(await page.$$('link[data-requested]')).toHaveLength(0);
+      expect(requests.filter((url) => url.includes('family='))).toEqual([]);
+      await page.close();
+    } finally {
+      await offline.close();
+    }
+  });
+
   it('works behind a reverse proxy that serves chatskin under a path prefix', async () => {
     const proxy = await startPrefixProxy('/chatskin', server.port);
     try {

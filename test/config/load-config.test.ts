@@ -194,6 +194,32 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
     ]);
   });
 
+  it('the documented ranges: each end is taken, one past it is refused with what is allowed', () => {
+    const issues = (value: unknown) => errorOf(() => parseConfig(value)).issues.map(({ path, message }) => `${path}: ${message}`);
+    expect(parseConfig({ overlay: { maxMessages: 1 } }).overlay.maxMessages).toBe(1);
+    expect(parseConfig({ overlay: { maxMessages: 500 } }).overlay.maxMessages).toBe(500);
+    expect(issues({ overlay: { maxMessages: 501 } })).toEqual(['overlay.maxMessages: must be a whole number from 1 to 500 (got 501)']);
+    expect(issues({ overlay: { maxMessages: 0 } })).toEqual(['overlay.maxMessages: must be a whole number from 1 to 500 (got 0)']);
+
+    expect(parseConfig({ http: { maxConnections: 1 } }).http.maxConnections).toBe(1);
+    expect(parseConfig({ http: { maxConnections: 1_000_000 } }).http.maxConnections).toBe(1_000_000);
+    expect(issues({ http: { maxConnections: 0 } })).toEqual(['http.maxConnections: must be a whole number from 1 to 1000000 (got 0)']);
+    expect(issues({ http: { maxConnections: 1_000_001 } })).toEqual(['http.maxConnections: must be a whole number from 1 to 1000000 (got 1000001)']);
+
+    expect(parseConfig({ commands: { prefix: 'abcdefgh' } }).commands.prefix).toBe('abcdefgh');
+    const prefixRule = 'commands.prefix: must be 1 to 8 characters with no spaces, such as "!"';
+    expect(issues({ commands: { prefix: 'abcdefghi' } })).toEqual([`${prefixRule} (got "abcdefghi")`]);
+    expect(issues({ commands: { prefix: '' } })).toEqual([`${prefixRule} (got "")`]);
+    expect(issues({ commands: { prefix: 'a b' } })).toEqual([`${prefixRule} (got "a b")`]);
+
+    expect(parseConfig({ api: { prefix: '' } }).api.prefix).toBe('');
+    expect(parseConfig({ api: { prefix: '/styles/v2' } }).api.prefix).toBe('/styles/v2');
+    const apiRule = 'api.prefix: must be "" or a path such as /api/v1: starting with "/", not ending with one';
+    expect(issues({ api: { prefix: '/api/v1/' } })).toEqual([`${apiRule} (got "/api/v1/")`]);
+    expect(issues({ api: { prefix: '/' } })).toEqual([`${apiRule} (got "/")`]);
+    expect(issues({ api: { prefix: 'api/v1' } })).toEqual([`${apiRule} (got "api/v1")`]);
+  });
+
   it('http.trustProxy: false, true or proxy addresses; anything else says what is allowed', () => {
     expect(parseConfig({ http: { trustProxy: true } }).http.trustProxy).toBe(true);
     expect(parseConfig({ http: { trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'] } }).http.trustProxy)
@@ -308,6 +334,8 @@ describe('loadConfig: a hostile or wrong file is one ConfigError, never a crash'
     expect(binary.message).toMatch(/^Cannot read config in .*config\.yaml:\n {2}- \(file\): is not UTF-8 text: a binary file \(is it the right file\?\), or text in another encoding \(save it as UTF-8\)$/);
     const utf16 = errorOf(() => loadConfig(write(Buffer.from('\ufeffhttp: {}\n', 'utf16le')), {}));
     expect(utf16.issues).toEqual([{ path: '(file)', message: 'is UTF-16 text; save it as UTF-8' }]);
+    const utf16be = errorOf(() => loadConfig(write(Buffer.from('\ufeffhttp: {}\n', 'utf16le').swap16()), {}));
+    expect(utf16be.issues).toEqual([{ path: '(file)', message: 'is UTF-16 text; save it as UTF-8' }]);
     const nul = errorOf(() => loadConfig(write('http: {}\n\0\n'), {}));
     expect(nul.issues[0]!.message).toMatch(/^holds NUL bytes: a binary file/);
   });

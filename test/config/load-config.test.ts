@@ -278,6 +278,12 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
     expect(error.message).not.toContain('has spaces');
   });
 
+  it('a Twitch client secret or bot token that YAML reads as a number is not echoed either', () => {
+    const error = errorOf(() => loadConfig(write('twitch:\n  clientId: abc\n  clientSecret: 918273645546372819\n  bot:\n    login: bot\n    token: 5647382910\n'), {}));
+    expect(error.issues.map((issue) => issue.path)).toEqual(['twitch.clientSecret', 'twitch.bot.token']);
+    expect(error.message).not.toMatch(/9182736455|5647382910/);
+  });
+
   it.each([
     ['credentials', 'https://bot:hunter2pass@x.example/api/v1', /must not carry credentials/],
     ['a query', 'https://x.example/api/v1?key=hunter2pass', /must not have a query/],

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMAND_SPECS } from '../../src/cli/command-line.ts';
 import { LOCAL_ROLE_WORDS } from '../../src/adapters/local-chat/local-chat-chatter.ts';
 import { runCli, tempWorkspace } from './cli-process.ts';
+import { ISSUE_SEED_FIXTURE } from '../support/issue-seed-fixture.ts';
 
 const DOCS = readFileSync(join(import.meta.dirname, '../../docs/cli.md'), 'utf8');
 const COMMANDS = Object.keys(COMMAND_SPECS) as (keyof typeof COMMAND_SPECS)[];
@@ -162,5 +163,35 @@ describe('the help says what the code takes', () => {
     }
     expectOneLineError(await runCli(['chat', 'say', 'hi', '--role', 'boss', '--url', 'http://127.0.0.1:9']),
       `--role "boss" is not a role: use one of ${Object.keys(LOCAL_ROLE_WORDS).join(', ')}.`);
+  });
+});
+
+describe('a command with wrong arguments', () => {
+  it('is refused with its usage, one line, exit code 1, and changes nothing', async () => {
+    const { dir, config } = tempWorkspace();
+    const fixture = join(dir, 'fixture.yaml');
+    writeFileSync(fixture, ISSUE_SEED_FIXTURE);
+    expect((await runCli(['seed', fixture, '--config', config])).code).toBe(0);
+    expect((await runCli(['keys', 'create', 'alice', '--config', config])).code).toBe(0);
+    const cases: Array<[string[], string]> = [
+      [['premium', 'alice', 'maybe'], 'chatskin premium LOGIN on|off [--config FILE]'],
+      [['premium', 'alice', 'on', 'extra'], 'chatskin premium LOGIN on|off [--config FILE]'],
+      [['premium', 'alice'], 'chatskin premium LOGIN on|off [--config FILE]'],
+      [['keys', 'rotate', 'alice'], 'chatskin keys create|revoke LOGIN [--config FILE]'],
+      [['keys', 'revoke', 'alice', 'bob'], 'chatskin keys create|revoke LOGIN [--config FILE]'],
+      [['keys', 'revoke', ' '], 'chatskin keys create|revoke LOGIN [--config FILE]'],
+      [['overlays', 'show', 'alice'], 'chatskin overlays list LOGIN [--config FILE]'],
+      [['overlays', 'list', ''], 'chatskin overlays list LOGIN [--config FILE]'],
+      [['seed', fixture, fixture], 'chatskin seed FILE [--config FILE]'],
+      [['chat', 'say', '  '], 'chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]'],
+      [['chat', 'shout', 'hi'], 'chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]'],
+    ];
+    for (const [args, usage] of cases) {
+      expectOneLineError(await runCli([...args, '--config', config], { cwd: dir }), `Usage: ${usage}`);
+    }
+    // Nothing was changed: the key is still active.
+    const again = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: dir });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/active/i);
   });
 });

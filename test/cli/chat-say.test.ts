@@ -30,5 +30,8 @@ describe('the local chat with overlay.publicUrl set', () => {
 
     const said = await runCli(['chat', 'say', 'hello from the CLI', '--as', 'bob', '--config', config], { cwd: dir });
     expect(said).toMatchObject({ code: 0, stdout: 'sent\n' });
+    // --url as an address is often copied, with a trailing slash.
+    const slashed = await runCli(['chat', 'say', 'again', '--url', `http://127.0.0.1:${port}/`, '--config', config], { cwd: dir });
+    expect(slashed).toMatchObject({ code: 0, stdout: 'sent\n' });
   });
 });

@@ -1,5 +1,5 @@
 // The CLI as people and scripts use it: real child processes on a real database file.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLIENT_HEADERS, runCli, startHost, tempWorkspace } from './cli-process.ts';
@@ -16,6 +16,13 @@ describe('chatskin CLI', () => {
     const unknown = await runCli(['frobnicate']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Unknown command "frobnicate"');
+  });
+
+  it('--version and -v print the version on stdout with exit code 0, and run no command', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    for (const args of [['--version'], ['-v'], ['start', '--version']]) {
+      expect(await runCli(args, { killAfterMs: 10_000 })).toEqual({ code: 0, stdout: `chatskin ${version}\n`, stderr: '' });
+    }
   });
 
   it('names the file, the path and what is allowed for a bad config', async () => {

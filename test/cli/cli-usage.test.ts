@@ -185,9 +185,12 @@ describe('a command with wrong arguments', () => {
       [['seed', fixture, fixture], 'chatskin seed FILE [--config FILE]'],
       [['chat', 'say', '  '], 'chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]'],
       [['chat', 'shout', 'hi'], 'chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]'],
+      [['twitch', 'login'], 'chatskin twitch auth [--bot] [--config FILE]'],
+      [['twitch', 'auth', 'now'], 'chatskin twitch auth [--bot] [--config FILE]'],
+      [['start', 'now'], 'chatskin start [--config FILE]'],
     ];
     for (const [args, usage] of cases) {
-      expectOneLineError(await runCli([...args, '--config', config], { cwd: dir }), `Usage: ${usage}`);
+      expectOneLineError(await runCli([...args, '--config', config], { cwd: dir, ...GUARD }), `Usage: ${usage}`);
     }
     // Nothing was changed: the key is still active.
     const again = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: dir });

@@ -29,6 +29,12 @@ describe('chatskin twitch auth with Twitch off', () => {
     expect(result.code).toBe(1);
   });
 
+  it('a blank credential counts as missing', async () => {
+    const { config, result } = await auth('twitch: { enabled: false, clientId: "  ", clientSecret: def }');
+    expect(result.stderr).toBe(`chatskin: Twitch is switched off in ${config} (twitch.enabled: false):`
+      + ` set twitch.enabled: true and add twitch.clientId there${STEPS}\n`);
+  });
+
   it('credentials from environment variables that are not set: names them', async () => {
     const { config, result } = await auth('twitch: { enabled: false, clientId: abc, clientSecret: "${NO_SUCH_SECRET}" }');
     expect(result.stderr).toBe(`chatskin: Twitch is switched off in ${config} (twitch.enabled: false): set twitch.enabled: true there,`

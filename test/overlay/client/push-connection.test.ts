@@ -158,6 +158,8 @@ describe('PushConnection (page side)', () => {
     await rec.until('chat:c');
     expect(rec.log).not.toContain('chat:before-snapshot');
     expect(rec.log.filter((e) => e === 'snapshot')).toHaveLength(2);
+    // body[data-status] (docs/overlay.md): `connecting` for the first socket only, `reconnecting` while it gets another.
+    expect(rec.log.filter((e) => e.startsWith('status:'))).toEqual(['status:connecting', 'status:live', 'status:reconnecting', 'status:reconnecting', 'status:live', 'status:live']);
   });
 
   it('gives up on a socket that falls silent past its heartbeat and reconnects', async () => {

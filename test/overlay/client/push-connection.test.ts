@@ -186,9 +186,13 @@ describe('PushConnection (page side)', () => {
       return realSetTimeout(callback, ms);
     }) as typeof setTimeout);
 
-    // A server that refuses the handshake unless told to take the next socket.
-    let accept = false;
-    const server = new WebSocketServer({ port: 0, host: '127.0.0.1', verifyClient: () => accept });
+    // A server that takes the page's fifth socket only (after four waits): four refusals, a socket, then refusals.
+    let accepted = false;
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1', verifyClient: () => {
+      if (accepted || retryWaits.length !== 4) return false;
+      accepted = true;
+      return true;
+    } });
     await once(server, 'listening');
     const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/overlay/t/ws`;
     peer = { url, next: () => Promise.reject(new Error('unused')), close: () => new Promise<void>((resolve) => { for (const c of server.clients) c.terminate(); server.close(() => resolve()); }) };
@@ -196,10 +200,7 @@ describe('PushConnection (page side)', () => {
     const rec = recorder();
     start(url, rec.handlers);
 
-    await waitFor(4); // four refusals
-    accept = true;
     const [socket] = await once(server, 'connection') as [PeerSocket];
-    accept = false;
     socket.send(JSON.stringify(snapshot(1)));
     await rec.until('snapshot');
     socket.close();

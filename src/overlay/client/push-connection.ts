@@ -20,6 +20,9 @@ const SILENCE_FACTOR = 2.5;
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 15_000;
 
+/** Sets the wait before the next reconnect (tests shorten it and note how long it was). */
+export type RetryScheduler = (reconnect: () => void, delayMs: number) => ReturnType<typeof setTimeout>;
+
 export class PushConnection {
   readonly #url: string;
   readonly #handlers: PushHandlers;
@@ -32,10 +35,12 @@ export class PushConnection {
   #everConnected = false;
   #stopped = false;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #scheduleRetry: RetryScheduler;
 
-  constructor(url: string, handlers: PushHandlers) {
+  constructor(url: string, handlers: PushHandlers, scheduleRetry: RetryScheduler = (reconnect, delayMs) => setTimeout(reconnect, delayMs)) {
     this.#url = url;
     this.#handlers = handlers;
+    this.#scheduleRetry = scheduleRetry;
   }
 
   start(): void {
@@ -132,6 +137,6 @@ export class PushConnection {
     this.#handlers.status('reconnecting', null);
     const delay = this.#retryMs * (0.75 + Math.random() * 0.5);
     this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
-    this.#retryTimer = setTimeout(() => this.#open(), delay);
+    this.#retryTimer = this.#scheduleRetry(() => this.#open(), delay);
   }
 }

@@ -2,11 +2,11 @@
 // a scripted peer that plays the server's part frame by frame.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import type { WebSocket as PeerSocket } from 'ws';
 import { PushConnection } from '../../../src/overlay/client/push-connection.ts';
-import type { PushHandlers } from '../../../src/overlay/client/push-connection.ts';
+import type { PushHandlers, RetryScheduler } from '../../../src/overlay/client/push-connection.ts';
 import { CATALOG_DEFAULTS } from '../../../src/service/settings/catalog.ts';
 import type { ServerFrame, SnapshotFrame } from '../../../src/service/push/protocol.ts';
 
@@ -55,7 +55,6 @@ describe('PushConnection (page side)', () => {
   let peer: Awaited<ReturnType<typeof scriptedPeer>>;
   let connection: PushConnection | undefined;
   afterEach(async () => {
-    vi.restoreAllMocks();
     connection?.stop();
     await peer?.close();
   });
@@ -176,15 +175,11 @@ describe('PushConnection (page side)', () => {
   it('backs off from 0.5 s, doubling up to 15 s with jitter, and starts again from 0.5 s once a snapshot arrives', async () => {
     // The retry waits are recorded and then cut to 1 ms, so the test does not sit through them;
     // every other timer (the silence timer included) runs as it is.
-    const realSetTimeout = globalThis.setTimeout;
     const retryWaits: number[] = [];
-    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
-      if (new Error().stack?.includes('scheduleReconnect')) {
-        retryWaits.push(ms ?? 0);
-        return realSetTimeout(callback, 1);
-      }
-      return realSetTimeout(callback, ms);
-    }) as typeof setTimeout);
+    const recordingScheduler: RetryScheduler = (reconnect, delayMs) => {
+      retryWaits.push(delayMs);
+      return setTimeout(reconnect, 1);
+    };
 
     // A server that takes the page's fifth socket only (after four waits): four refusals, a socket, then refusals.
     let accepted = false;
@@ -196,9 +191,10 @@ describe('PushConnection (page side)', () => {
     await once(server, 'listening');
     const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/overlay/t/ws`;
     peer = { url, next: () => Promise.reject(new Error('unused')), close: () => new Promise<void>((resolve) => { for (const c of server.clients) c.terminate(); server.close(() => resolve()); }) };
-    const waitFor = async (count: number) => { while (retryWaits.length < count) await new Promise((resolve) => realSetTimeout(resolve, 5)); };
+    const waitFor = async (count: number) => { while (retryWaits.length < count) await new Promise((resolve) => setTimeout(resolve, 5)); };
     const rec = recorder();
-    start(url, rec.handlers);
+    connection = new PushConnection(url, rec.handlers, recordingScheduler);
+    connection.start();
 
     const [socket] = await once(server, 'connection') as [PeerSocket];
     socket.send(JSON.stringify(snapshot(1)));

@@ -15,6 +15,8 @@ describe('overlay page routes', () => {
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    // The token's page is kept by no cache (a shared browser profile, a proxy).
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const html = await response.text();
     // Relative to the page (/overlay/<token>), so a proxy may serve it under a path prefix.
     expect(html).toContain('<script type="module" src="../overlay-assets/src/overlay/client/main.ts"></script>');
@@ -37,6 +39,8 @@ describe('overlay page routes', () => {
     const module = await fetch(`${server.origin}/overlay-assets/src/overlay/settings-css.ts`);
     expect(module.status).toBe(200);
     expect(module.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    // Checked again each time: a restarted host with new code is what the page runs.
+    expect(module.headers.get('cache-control')).toBe('no-cache');
     expect(await module.text()).not.toContain('import type');
     const animate = await fetch(`${server.origin}/overlay-assets/animate.css`);
     expect(animate.headers.get('content-type')).toBe('text/css; charset=utf-8');

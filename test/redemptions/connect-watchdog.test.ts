@@ -1,13 +1,15 @@
-// An EventSub connection that never opens: an upgrade the endpoint never answers (twurple has no
-// handshake timeout, so it would wait for ever), and an endpoint that refuses the first
-// connections (twurple gives a first connection three retries, then stops for good). The host's
-// welcome watchdog must give up on the attempt, say why, connect afresh, subscribe, and deliver
-// redemptions live again. Real twurple, host, skin-shop and store against the Twitch fakes.
+// EventSub connections that go nowhere: an upgrade the endpoint never answers (twurple has no
+// handshake timeout, so it would wait for ever), an endpoint that refuses the first connections
+// (twurple gives a first connection three retries, then stops for good), a handover to a dead
+// reconnect_url, and an endpoint that takes sockets and closes them unwelcomed (alone, twurple
+// would reconnect in a loop). The host must give up on the attempt, say why, connect afresh,
+// subscribe, and deliver redemptions live again. Real twurple, host, skin-shop and store against
+// the Twitch fakes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import { LEVEL } from '../host/log-capture.ts';
 import { openRedemptionWorld } from './redemption-world.ts';
-import type { RedemptionWorld } from './redemption-world.ts';
+import type { RedemptionWorld, WorldOptions } from './redemption-world.ts';
 
 /** Only guards against a hung test. */
 const GUARD_MS = 20_000;
@@ -29,6 +31,24 @@ async function expectLiveRedemptions(world: RedemptionWorld, sessionId: string):
   await world.helix.waitForRedemptionStatus(live.redemption.id, 'FULFILLED', { timeoutMs: GUARD_MS });
   expect(world.helix.redemptionChanges.filter((c) => c.redemptionId === live.redemption.id).map((c) => `${c.from}->${c.to}`))
     .toEqual(['UNFULFILLED->FULFILLED']);
+}
+
+/** A host with live redemptions (the production watchdog settings unless `options` say otherwise). */
+async function liveWorld(options: WorldOptions = {}): Promise<RedemptionWorld> {
+  const world = await openRedemptionWorld(options);
+  worlds.push(world);
+  await world.start();
+  await world.settled();
+  return world;
+}
+
+/** The session of the subscription made after `subscriptionsBefore`, once the host says it is active. */
+async function freshSubscriptionSession(world: RedemptionWorld, subscriptionsBefore: number): Promise<string> {
+  const subscription = await world.helix.eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, {
+    userId: world.broadcaster.id, timeoutMs: GUARD_MS, since: subscriptionsBefore,
+  });
+  await expect.poll(() => world.redemptions!.status().eventsub!.subscription, { timeout: GUARD_MS }).toBe('active');
+  return subscription.transport.session_id;
 }
 
 describe('an EventSub connection that never opens', () => {
@@ -117,11 +137,7 @@ describe('an EventSub connection that never opens', () => {
 
 describe('a session_reconnect whose connections are lost during the handover', () => {
   it('gives up the dead reconnect_url after a few closed sockets (no loop of connections), connects afresh and is live again', async () => {
-    // The production watchdog settings.
-    const world = await openRedemptionWorld({});
-    worlds.push(world);
-    await world.start();
-    await world.settled();
+    const world = await liveWorld();
     const eventSub = world.helix.eventSub;
     const subscriptionsBefore = eventSub.subscriptions.length;
     void eventSub.requestReconnect(undefined, { timeoutMs: GUARD_MS }).catch(() => {});
@@ -129,22 +145,16 @@ describe('a session_reconnect whose connections are lost during the handover', (
     eventSub.dropAllConnections();
     const before = eventSub.totalConnections;
 
-    const subscription = await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, {
-      userId: world.broadcaster.id, timeoutMs: GUARD_MS, since: subscriptionsBefore,
-    });
-    await expect.poll(() => world.redemptions!.status().eventsub!.subscription, { timeout: GUARD_MS }).toBe('active');
+    const sessionId = await freshSubscriptionSession(world, subscriptionsBefore);
     // twurple alone opened thousands of sockets a second to the dead URL, for ever; a few more
     // than the three closes may come while the connections twurple already set going end.
     expect(eventSub.totalConnections - before).toBeLessThan(50);
     expect(warnings(world).some((w) => /connecting afresh in \d+ s/.test(w))).toBe(true);
-    await expectLiveRedemptions(world, subscription.transport.session_id);
+    await expectLiveRedemptions(world, sessionId);
   });
 
   it('stays quiet when an attempt the retired connection left behind ends later (no loop on the dead reconnect_url)', async () => {
-    const world = await openRedemptionWorld({});
-    worlds.push(world);
-    await world.start();
-    await world.settled();
+    const world = await liveWorld();
     const eventSub = world.helix.eventSub;
     const subscriptionsBefore = eventSub.subscriptions.length;
     // The handover's connection hangs; the old one drops meanwhile, so twurple sets another
@@ -153,8 +163,7 @@ describe('a session_reconnect whose connections are lost during the handover', (
     void eventSub.requestReconnect(undefined, { timeoutMs: GUARD_MS }).catch(() => {});
     await expect.poll(() => eventSub.stalledUpgrades.held, { timeout: GUARD_MS }).toBe(1);
     eventSub.dropAllConnections();
-    await eventSub.waitForSubscription(REDEMPTION_ADD_TYPE, { userId: world.broadcaster.id, timeoutMs: GUARD_MS, since: subscriptionsBefore });
-    await expect.poll(() => world.redemptions!.status().eventsub!.subscription, { timeout: GUARD_MS }).toBe('active');
+    await freshSubscriptionSession(world, subscriptionsBefore);
 
     // Long after, that forgotten attempt fails: the retired listener must not start again.
     const before = eventSub.totalConnections;
@@ -163,5 +172,32 @@ describe('a session_reconnect whose connections are lost during the handover', (
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(eventSub.totalConnections - before).toBeLessThan(3);
     expect(world.redemptions!.status().eventsub!.state).toBe('connected');
+  });
+});
+
+describe('an endpoint that takes connections and closes them at once, never welcoming', () => {
+  it('gives twurple\'s retries up at the third unwelcomed close and connects afresh later, not in a loop', async () => {
+    const world = await liveWorld({ maxRetryWaitMs: 1000 });
+    const eventSub = world.helix.eventSub;
+    const subscriptionsBefore = eventSub.subscriptions.length;
+    // Every new connection is taken and closed at once (4000), with no session_welcome: each such
+    // socket opens before it closes, so twurple's back-off starts over each time.
+    eventSub.closeNewConnections(1_000_000);
+    eventSub.dropAllConnections();
+
+    await expect.poll(() => warnings(world).some((w) => /connecting afresh in \d+ s/.test(w)), { timeout: GUARD_MS, interval: 5 }).toBe(true);
+    const closedAtGiveUp = eventSub.closedNewConnections;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Three sockets opened and closed with no welcome, then no more until the fresh connection (a
+    // connection twurple had already set going may still come: alone it would loop for ever).
+    expect(closedAtGiveUp).toBeGreaterThanOrEqual(3);
+    expect(closedAtGiveUp).toBeLessThanOrEqual(5);
+    expect(eventSub.closedNewConnections).toBe(closedAtGiveUp);
+
+    eventSub.closeNewConnections(0);
+    const sessionId = await freshSubscriptionSession(world, subscriptionsBefore);
+    expect(eventSub.closedNewConnections).toBe(closedAtGiveUp);
+    expect(world.redemptions!.status().eventsub).toMatchObject({ state: 'connected', sessionId });
+    await expectLiveRedemptions(world, sessionId);
   });
 });

@@ -32,6 +32,12 @@ function resendAsNewMessage(world: RedemptionWorld, redemption: RedemptionJson):
   });
 }
 
+/** Waits until the ledger holds the redemption as settled (Twitch took its status). */
+async function settledInLedger(world: RedemptionWorld, redemptionId: string): Promise<void> {
+  await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemptionId))?.state,
+    { timeout: 5000, interval: 5 }).toBe('status-sent');
+}
+
 function statusChanges(world: RedemptionWorld, redemptionId: string): string[] {
   return world.helix.redemptionChanges.filter((c) => c.redemptionId === redemptionId).map((c) => `${c.from}->${c.to}`);
 }
@@ -126,8 +132,7 @@ describe('exactly once', () => {
     const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
     await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
     // Past the in-flight guard: the ledger alone must know it now.
-    await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemption.id))?.state,
-      { timeout: 5000, interval: 5 }).toBe('status-sent');
+    await settledInLedger(world, redemption.id);
     const statusCalls = () => world.helix.calls.filter((c) => c.method === 'PATCH' && c.path === '/channel_points/custom_rewards/redemptions').length;
     const callsBefore = statusCalls();
     resendAsNewMessage(world, redemption);
@@ -142,8 +147,7 @@ describe('exactly once', () => {
     const rewardId = await world.rewardId('unlock-neon');
     const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
     await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
-    await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemption.id))?.state,
-      { timeout: 5000, interval: 5 }).toBe('status-sent');
+    await settledInLedger(world, redemption.id);
     // Twitch lists it as unfulfilled again (our status was lost on its side).
     world.helix.redemptions.find((r) => r.id === redemption.id)!.status = 'UNFULFILLED';
     await world.redemptions!.reconcile();

@@ -2,7 +2,7 @@
 // viewers, purchases, API grants and picks. Checked with zod for shape and cross-references,
 // and every `values`/`overrides` against the settings rules of its template, before anything
 // is written. Every problem names its path in the fixture.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { validateSettingsValues } from './settings/validate-values.ts';
@@ -104,11 +104,20 @@ export function parseSeedYaml(text: string, source = 'fixture'): unknown {
   }
 }
 
+/** Largest fixture read: the documented one is a few KB; a wrong path (a video, /dev/zero) must not fill memory. */
+export const MAX_SEED_FILE_BYTES = 16 * 1024 * 1024;
+
 export function readSeedFile(file: string): unknown {
   let text: string;
   try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new SeedFixtureError(file, ['is not a regular file (is it the right path?)']);
+    if (stat.size > MAX_SEED_FILE_BYTES) {
+      throw new SeedFixtureError(file, [`is larger than ${MAX_SEED_FILE_BYTES / 1024 / 1024} MiB, which no fixture needs (is it the right file?)`]);
+    }
     text = readFileSync(file, 'utf8');
   } catch (error) {
+    if (error instanceof SeedFixtureError) throw error;
     throw new SeedFixtureError(file, [`cannot be read: ${(error as Error).message}`]);
   }
   return parseSeedYaml(text, file);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SeedFixtureError, parseSeedYaml, readSeedFile } from '../../../src/service/seed-fixture.ts';
@@ -121,5 +121,12 @@ describe('applySeed', () => {
     writeFileSync(file, 'accounts: [\n');
     expect(() => readSeedFile(file)).toThrow(new RegExp(`Invalid seed fixture ${file}:\\n  not valid YAML`));
     expect(() => readSeedFile(path.join(h.dir, 'missing.yaml'))).toThrow(/cannot be read/);
+    // A wrong path is refused before anything is read: a device, a folder, a huge (sparse) file.
+    expect(() => readSeedFile('/dev/zero')).toThrow(/is not a regular file/);
+    expect(() => readSeedFile(h.dir)).toThrow(/is not a regular file/);
+    const huge = path.join(h.dir, 'huge.yaml');
+    writeFileSync(huge, '');
+    truncateSync(huge, 600 * 1024 * 1024);
+    expect(() => readSeedFile(huge)).toThrow(/is larger than 16 MiB/);
   });
 });

@@ -200,4 +200,16 @@ describe('an endpoint that takes connections and closes them at once, never welc
     expect(world.redemptions!.status().eventsub).toMatchObject({ state: 'connected', sessionId });
     await expectLiveRedemptions(world, sessionId);
   });
+
+  it('counts only sockets that were never welcomed: a welcomed one dropping and two unwelcomed closes are left to twurple', async () => {
+    const world = await liveWorld({ maxRetryWaitMs: 1000 });
+    const eventSub = world.helix.eventSub;
+    const subscriptionsBefore = eventSub.subscriptions.length;
+    eventSub.closeNewConnections(2);
+    eventSub.dropAllConnections();
+    const sessionId = await freshSubscriptionSession(world, subscriptionsBefore);
+    expect(eventSub.closedNewConnections).toBe(2);
+    expect(warnings(world).filter((w) => /connecting afresh/.test(w))).toEqual([]);
+    await expectLiveRedemptions(world, sessionId);
+  });
 });

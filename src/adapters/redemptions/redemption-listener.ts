@@ -202,7 +202,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
    * by itself.
    */
   let unwelcomedCloses = 0;
-  let socketOpen = false;
+  /** A socket is open and not yet welcomed: its close counts as an unwelcomed one. */
+  let unwelcomedSocketOpen = false;
   /** A fresh connection waiting its turn after twurple's own retries were given up. */
   let afreshTimer: NodeJS.Timeout | null = null;
 
@@ -294,7 +295,7 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     created.onUserSocketConnect(() => {
       // A listener already replaced by restart() (or stopped) is not heard any more.
       if (quenchedIfReplaced(created) || status.state === 'stopped') return;
-      socketOpen = true;
+      unwelcomedSocketOpen = true;
       log.debug('EventSub socket open, waiting for the welcome');
       armWelcomeWatchdog(created, welcomeTimeoutMs,
         (seconds) => `no session_welcome from Twitch within ${seconds} s of the connection opening (the endpoint accepted the WebSocket but sent nothing)`);
@@ -303,6 +304,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       if (status.state === 'stopped' || created !== listener) return;
       clearWelcomeWatchdog();
       unwelcomedCloses = 0;
+      // Welcomed: when this socket closes, it is not one of the closes that go nowhere.
+      unwelcomedSocketOpen = false;
       status.lastWelcomeAt = new Date().toISOString();
       if (sessionId === status.sessionId && status.state === 'connected') {
         status.handovers++;
@@ -327,8 +330,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       // twurple gives no error only when its keepalive timer gave the socket up: nothing (not even a
       // session_keepalive) came within the session's keepalive_timeout_seconds (twurple waits 1.2 times it).
       status.lastError = error ? describeTwitchError(error).message : 'no message from Twitch within the session\'s keepalive timeout (the connection went silent)';
-      if (socketOpen) unwelcomedCloses++;
-      socketOpen = false;
+      if (unwelcomedSocketOpen) unwelcomedCloses++;
+      unwelcomedSocketOpen = false;
       // 4007: Twitch refused the reconnect_url; repeated closes with no welcome: twurple's retries
       // go nowhere. Either way a fresh connection, after a wait that doubles each time, up to
       // twurple's own longest.

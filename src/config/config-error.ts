@@ -15,12 +15,13 @@ export class ConfigError extends Error {
   readonly issues: readonly ConfigIssue[];
   constructor(file: string, issues: readonly ConfigIssue[], headline = 'Invalid config') {
     // Two checks of one key can word its problem alike (a number both fractional and too large).
-    const lines = [...new Set(issues.map((issue) => `  - ${visible(issue.path)}${issue.line === undefined ? '' : ` (line ${issue.line})`}: ${visible(issue.message)}`))];
+    const unique = issues.filter((issue, index) => issues.findIndex((other) =>
+      other.path === issue.path && other.line === issue.line && other.message === issue.message) === index);
+    const lines = unique.map((issue) => `  - ${visible(issue.path)}${issue.line === undefined ? '' : ` (line ${issue.line})`}: ${visible(issue.message)}`);
     super(`${headline} in ${visible(file)}:\n${lines.join('\n')}`);
     this.name = 'ConfigError';
     this.file = file;
-    this.issues = issues.filter((issue, index) => issues.findIndex((other) =>
-      other.path === issue.path && other.line === issue.line && other.message === issue.message) === index);
+    this.issues = unique;
   }
 }
 

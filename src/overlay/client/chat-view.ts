@@ -155,18 +155,23 @@ function visibleInitial(text: string): string | null {
 
 function renderBadge(badge: ChatBadge): HTMLElement {
   const title = badge.title ?? badge.set;
-  const text = el('span', `${CLASSES.badge}-text`);
-  text.textContent = (Array.from(badge.set)[0] ?? '?').toUpperCase();
-  text.title = title;
   if (badge.imageUrl != null && HTTP_URL.test(badge.imageUrl)) {
     const img = el('img', CLASSES.badge);
     img.src = badge.imageUrl;
     img.alt = title;
     img.title = title;
     // As with the avatar: an image that does not load falls back to the initial.
-    img.addEventListener('error', () => img.replaceWith(text), { once: true });
+    img.addEventListener('error', () => img.replaceWith(badgeInitial(badge.set, title)), { once: true });
     return img;
   }
+  return badgeInitial(badge.set, title);
+}
+
+/** A badge shown as its set's initial (no image, or one that did not load). */
+function badgeInitial(set: string, title: string): HTMLElement {
+  const text = el('span', `${CLASSES.badge}-text`);
+  text.textContent = (Array.from(set)[0] ?? '?').toUpperCase();
+  text.title = title;
   return text;
 }
 

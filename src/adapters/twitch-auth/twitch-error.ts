@@ -1,6 +1,7 @@
 // twurple's errors, as one short line that is safe to log and show: twurple's HttpStatusCodeError
 // message carries the whole request URL, and a failed token refresh's URL carries the client
 // secret and the refresh token in its query. Only the status and Twitch's own message are kept.
+import { errorText } from '../../host/error-text.ts';
 
 /** twurple's HttpStatusCodeError (from @twurple/api-call, not a direct dependency), read by shape. */
 interface HttpStatusCodeErrorShape {
@@ -33,7 +34,7 @@ export function describeTwitchError(error: unknown): { status: number; message: 
   if (isHttpStatusError(error)) {
     return { status: error.statusCode, message: `Twitch answered ${error.statusCode}: ${bodyMessage(error.body)}` };
   }
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorText(error);
   // Whatever else may quote a URL: drop query strings.
   return { status: 0, message: text.replace(/\?[^\s"']*/g, '?…').split('\n')[0]!.slice(0, 300) };
 }

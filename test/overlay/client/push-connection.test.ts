@@ -62,14 +62,23 @@ describe('PushConnection (page side)', () => {
     connection = new PushConnection(url, handlers);
     connection.start();
   };
-
-  it('applies frames in version order, ignores old ones, and asks for a snapshot on a gap', async () => {
+  /** A page connected to a fresh scripted peer: what it recorded, and the peer's first socket. */
+  const connectedToPeer = async () => {
     peer = await scriptedPeer();
     const rec = recorder();
     start(peer.url, rec.handlers);
-    const socket = await peer.next();
+    return { rec, socket: await peer.next() };
+  };
+  /** Every frame the page sends on `socket`, parsed, as it comes. */
+  const framesFrom = (socket: PeerSocket): unknown[] => {
     const received: unknown[] = [];
     socket.on('message', (data) => received.push(JSON.parse(String(data))));
+    return received;
+  };
+
+  it('applies frames in version order, ignores old ones, and asks for a snapshot on a gap', async () => {
+    const { rec, socket } = await connectedToPeer();
+    const received = framesFrom(socket);
     socket.send(JSON.stringify(snapshot(10)));
     socket.send(JSON.stringify(chat(11, 'a')));
     socket.send(JSON.stringify(chat(11, 'duplicate')));
@@ -88,22 +97,15 @@ describe('PushConnection (page side)', () => {
   });
 
   it('applies every frame of a message that carries several, one per line, in order', async () => {
-    peer = await scriptedPeer();
-    const rec = recorder();
-    start(peer.url, rec.handlers);
-    const socket = await peer.next();
+    const { rec, socket } = await connectedToPeer();
     socket.send([snapshot(20), chat(21, 'one'), chat(22, 'two'), chat(23, 'three')].map((frame) => JSON.stringify(frame)).join('\n'));
     await rec.until('chat:three');
     expect(rec.log.filter((e) => e.startsWith('chat:'))).toEqual(['chat:one', 'chat:two', 'chat:three']);
   });
 
   it('asks for one snapshot while it waits for one, however many gaps it sees meanwhile', async () => {
-    peer = await scriptedPeer();
-    const rec = recorder();
-    start(peer.url, rec.handlers);
-    const socket = await peer.next();
-    const received: unknown[] = [];
-    socket.on('message', (data) => received.push(JSON.parse(String(data))));
+    const { rec, socket } = await connectedToPeer();
+    const received = framesFrom(socket);
     socket.send(JSON.stringify(snapshot(1)));
     socket.send(JSON.stringify(chat(3, 'gap-one')));
     socket.send(JSON.stringify(chat(5, 'gap-two')));
@@ -115,10 +117,7 @@ describe('PushConnection (page side)', () => {
   });
 
   it('keeps a socket whose frames keep coming, however long it lives past its heartbeat interval', async () => {
-    peer = await scriptedPeer();
-    const rec = recorder();
-    start(peer.url, rec.handlers);
-    const socket = await peer.next();
+    const { rec, socket } = await connectedToPeer();
     socket.send(JSON.stringify(snapshot(1, 200))); // silence past 500 ms would count as dead
     const beats = setInterval(() => socket.send(JSON.stringify({ type: 'heartbeat', version: 1 })), 50);
     try {
@@ -131,10 +130,7 @@ describe('PushConnection (page side)', () => {
   });
 
   it('asks for a snapshot when a heartbeat shows a newer version', async () => {
-    peer = await scriptedPeer();
-    const rec = recorder();
-    start(peer.url, rec.handlers);
-    const socket = await peer.next();
+    const { rec, socket } = await connectedToPeer();
     socket.send(JSON.stringify(snapshot(5)));
     socket.send(JSON.stringify({ type: 'heartbeat', version: 6 }));
     const [resync] = await once(socket, 'message');
@@ -142,10 +138,7 @@ describe('PushConnection (page side)', () => {
   });
 
   it('reconnects when the socket closes, telling the page first, and starts again from a snapshot', async () => {
-    peer = await scriptedPeer();
-    const rec = recorder();
-    start(peer.url, rec.handlers);
-    const first = await peer.next();
+    const { rec, socket: first } = await connectedToPeer();
     first.send(JSON.stringify(snapshot(3)));
     await rec.until('snapshot');
     first.close(4008, 'too slow');
@@ -162,10 +155,7 @@ describe('PushConnection (page side)', () => {
   });
 
   it('gives up on a socket that falls silent past its heartbeat and reconnects', async () => {
-    peer = await scriptedPeer();
-    const rec = recorder();
-    start(peer.url, rec.handlers);
-    const first = await peer.next();
+    const { rec, socket: first } = await connectedToPeer();
     first.send(JSON.stringify(snapshot(1, 20))); // heartbeat every 20 ms promised, then silence
     const second = await peer.next();
     expect(second).not.toBe(first);

@@ -251,9 +251,14 @@ const pluginEntry = z.preprocess(
   z.looseObject({ enabled: flag().optional() }, {
     error: 'must be a mapping of the plugin\'s settings (with enabled: true/false), or true/false',
   }),
-).transform(({ enabled, ...settings }) => ({ enabled: enabled ?? true, settings: settings as Record<string, unknown> }));
+).transform(({ enabled, ...settings }): PluginEntry => ({ enabled: enabled ?? true, settings }));
 
-export type PluginEntry = z.output<typeof pluginEntry>;
+export interface PluginEntry {
+  enabled: boolean;
+  settings: Record<string, unknown>;
+  /** Paths (`plugins.<name>.<key>`) of settings whose value came from ${ENV}, which errors never quote; set by loadConfig. */
+  settingsFromEnvironment?: ReadonlySet<string>;
+}
 
 /** When the file has no `plugins` key, the built-in plugins run with their own defaults. */
 const DEFAULT_PLUGINS = { style: {}, skins: {}, grants: {} };

@@ -88,7 +88,7 @@ export function loadConfig(path: string, env: Env = process.env): Config {
   ];
   const fromEnv = new Set(substituted.fromEnv.map((path) => formatConfigPath(path)));
   const unechoed = (path: readonly PropertyKey[]) => fromEnv.has(formatConfigPath(path));
-  if (envIssues.length === 0) return parseWithIssues(substituted.value, file, lineAt, unechoed);
+  if (envIssues.length === 0) return withSettingsFromEnvironment(parseWithIssues(substituted.value, file, lineAt, unechoed), fromEnv);
   // The rest of the file is checked too, so every problem is listed at once; what the schema says
   // of a value whose reference failed (now "") would only repeat the reference's problem.
   const failed = envIssues.map((issue) => issue.path);
@@ -100,6 +100,17 @@ export function loadConfig(path: string, env: Env = process.env): Config {
     schemaIssues = error.issues.filter((issue) => !failed.some((path) => issue.path === path || issue.path.startsWith(`${path}.`) || issue.path.startsWith(`${path}[`)));
   }
   throw new ConfigError(file, [...schemaIssues, ...envIssues]);
+}
+
+/** Tells each plugin which of its settings came from the environment, for its own schema's errors. */
+function withSettingsFromEnvironment(config: Config, fromEnv: ReadonlySet<string>): Config {
+  if (fromEnv.size === 0) return config;
+  const plugins = Object.fromEntries(Object.entries(config.plugins).map(([name, entry]) => {
+    const prefix = formatConfigPath(['plugins', name]);
+    const own = [...fromEnv].filter((path) => path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`));
+    return [name, own.length === 0 ? entry : { ...entry, settingsFromEnvironment: new Set(own) }];
+  }));
+  return { ...config, plugins };
 }
 
 /** Validates an already-parsed config object (no file, no env substitution). */

@@ -118,7 +118,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     // One deadline for loading the module and running its setup: either may hang.
     const setUp = async (): Promise<void | PluginTeardown> => {
       const definition = await importPlugin(name, findPluginEntry(name, dirs));
-      const settings = parsePluginSettings(name, definition, entry.settings);
+      const settings = parsePluginSettings(name, definition, entry);
       const context = createPluginContext({
         name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, say, isOff: () => failed,
         registerCommand: (command) => {

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { configIssueWording, describeZodIssues, formatConfigPath } from '../config/config-error.ts';
+import type { PluginEntry } from '../config/config-schema.ts';
 import type { PluginDefinition } from './plugin-api.ts';
 import { closestName } from './closest-name.ts';
 
@@ -100,7 +101,8 @@ export async function importPlugin(name: string, entry: string): Promise<PluginD
 }
 
 /** The plugin's settings parsed by its schema; errors name each key as `plugins.<name>.<key>`. */
-export function parsePluginSettings(name: string, definition: PluginDefinition, settings: Record<string, unknown>): unknown {
+export function parsePluginSettings(name: string, definition: PluginDefinition, entry: Pick<PluginEntry, 'settings' | 'settingsFromEnvironment'>): unknown {
+  const { settings, settingsFromEnvironment } = entry;
   const schema = definition.config;
   if (schema === undefined) {
     const keys = Object.keys(settings);
@@ -109,7 +111,8 @@ export function parsePluginSettings(name: string, definition: PluginDefinition, 
   }
   const parsed = schema.safeParse(settings, { reportInput: true, error: configIssueWording });
   if (parsed.success) return parsed.data;
-  const problems = describeZodIssues(parsed.error).map(({ path, message }) =>
+  const unechoed = (path: readonly PropertyKey[]) => settingsFromEnvironment?.has(formatConfigPath(['plugins', name, ...path])) === true;
+  const problems = describeZodIssues(parsed.error, unechoed).map(({ path, message }) =>
     `${formatConfigPath(['plugins', name, ...path])}: ${message}`);
   throw new PluginLoadError(`invalid settings: ${problems.join('; ')}`);
 }

@@ -1,6 +1,9 @@
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
+import { writeFileSync } from 'node:fs';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { BUILT_IN_PLUGIN_DIR, parsePluginSettings } from '../../src/host/plugin-loader.ts';
+import { definePlugin, z } from '../../src/sdk.ts';
 import type { PluginContext } from '../../src/sdk.ts';
 import { createPluginFolders } from './plugin-folders.ts';
 import type { PluginFolders } from './plugin-folders.ts';
@@ -26,6 +29,15 @@ export default definePlugin({
     ctx.command({ name: '${command}', run: (call) => { void call.reply('${answer}'); } });
   },
 });`;
+}
+
+function errorOf(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error');
 }
 
 async function hostWith(plugins: Record<string, unknown>, extra: Record<string, unknown> = {}, options = {}) {
@@ -112,6 +124,24 @@ export default definePlugin({
       + 'plugins.shaped.box: must be a mapping (indented "key: value" lines) (got "wide"); '
       + 'plugins.shaped.mode: must be "fast" or "slow" (got "medium"); '
       + 'plugins.shaped.tags: must list at most 2 items (got a list)');
+  });
+
+  it('a setting whose value came from ${ENV} is never quoted back in the plugin\'s errors; one written in the file is', () => {
+    const secret = 'hof5gwx0su6owfnys0nyan9c87zr6t';
+    const file = join(folders.dir, 'config.yaml');
+    writeFileSync(file, 'plugins:\n  notifier:\n    webhook: "${NOTIFY_URL}"\n    retries: "${NOTIFY_RETRIES}"\n    channel: "x"\n');
+    const config = loadConfig(file, { NOTIFY_URL: secret, NOTIFY_RETRIES: '3' });
+    const definition = definePlugin({
+      name: 'notifier',
+      config: z.object({ webhook: z.url(), retries: z.number().int(), channel: z.string().min(2) }),
+      setup() {},
+    });
+    const error = errorOf(() => parsePluginSettings('notifier', definition, config.plugins.notifier!));
+    expect(error.message).not.toContain(secret);
+    expect(error.message).toBe('invalid settings: '
+      + 'plugins.notifier.webhook: must be a URL such as https://example.com (its value, from the environment, is not repeated here); '
+      + 'plugins.notifier.retries: must be a number (its value, from the environment, is not repeated here; a ${NAME} reference gives text, so write this value in the file); '
+      + 'plugins.notifier.channel: must be at least 2 characters long (got "x")');
   });
 
   it('a plugin without a schema refuses settings', async () => {

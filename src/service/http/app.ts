@@ -36,6 +36,7 @@ async function apiPlugin(api: FastifyInstance, options: ResolvedApiOptions): Pro
   });
 
   api.decorateRequest('account', null);
+  api.decorateRequest('rateLimitKey', null);
   api.setErrorHandler(createApiErrorHandler(responder, options.bodyLimitBytes));
   registerJsonBodyParsers(api, options.bodyLimitBytes);
   api.addHook('onRequest', createEdgeFilterHook(options.blockedAgents));

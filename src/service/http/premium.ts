@@ -4,7 +4,7 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type { ErrorResponder } from './error-response.ts';
 import type { FixedWindowLimiter } from './fixed-window-limiter.ts';
-import { limiterKey, setRateLimitHeaders } from './rate-limit.ts';
+import { setRateLimitHeaders } from './rate-limit.ts';
 
 export const PREMIUM_REQUIRED_MESSAGE =
   'An active premium subscription is required to use the API. Renew the premium subscription to restore access.';
@@ -12,9 +12,9 @@ export const PREMIUM_REQUIRED_MESSAGE =
 export function createPremiumHook(limiter: FixedWindowLimiter, responder: ErrorResponder): onRequestAsyncHookHandler {
   return async function premium(request, reply) {
     const account = request.account;
-    if (account === null || account.premium) return;
+    if (account === null || account.premium || request.rateLimitKey === null) return;
     // An authenticated response carries the rate-limit headers; a refusal here spends no hit.
-    setRateLimitHeaders(reply, limiter.peek(limiterKey(account.id)));
+    setRateLimitHeaders(reply, limiter.peek(request.rateLimitKey));
     return responder.send(request, reply, 403, { message: PREMIUM_REQUIRED_MESSAGE });
   };
 }

@@ -1,7 +1,8 @@
-// Rate limit per API key (DESIGN.md step 4): 30 requests per fixed 60 s window. Every response
-// to an authenticated request carries X-RateLimit-Limit and X-RateLimit-Remaining; a refusal is
-// 429 {"message":"Too Many Attempts."} with Retry-After (s) and X-RateLimit-Reset (Unix s).
-// Keyed by account: an account holds one active key, and rotating the key does not reset it.
+// Rate limit per API key (the spec's Limits; DESIGN.md step 4): 30 requests per fixed 60 s
+// window. Every response to an authenticated request carries X-RateLimit-Limit and
+// X-RateLimit-Remaining; a refusal is 429 {"message":"Too Many Attempts."} with Retry-After (s)
+// and X-RateLimit-Reset (Unix s). Keyed by the API key (request.rateLimitKey, set by
+// authentication): a key made after a revoke is another key, with a window of its own.
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ErrorResponder } from './error-response.ts';
 import { MESSAGES } from './error-response.ts';
@@ -23,18 +24,14 @@ export function sendTooManyAttempts(
   return responder.send(request, reply, 429, { message: MESSAGES.tooManyAttempts });
 }
 
-export function limiterKey(accountId: number): string {
-  return String(accountId);
-}
-
 /** Runs after authentication and the premium check: counts the request, or refuses it. */
 export function createRateLimitHook(
   limiter: FixedWindowLimiter, responder: ErrorResponder, now: Clock,
 ): onRequestAsyncHookHandler {
   return async function rateLimit(request, reply) {
-    const account = request.account;
-    if (account === null) return;
-    const state = limiter.hit(limiterKey(account.id));
+    const key = request.rateLimitKey;
+    if (key === null) return;
+    const state = limiter.hit(key);
     setRateLimitHeaders(reply, state);
     if (!state.allowed) return sendTooManyAttempts(request, reply, responder, state, now);
   };

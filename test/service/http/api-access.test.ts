@@ -228,6 +228,18 @@ describe('rate limit per key', () => {
     expect(bob.headers.get('x-ratelimit-remaining')).toBe('29');
   });
 
+  // Spec, Limits: "30 requests per minute per API key". A key made after the old one was revoked
+  // is another key: it starts with the whole allowance, whatever the old key spent.
+  it('counts per API key: a new key of the same account starts with the full allowance', async () => {
+    for (let i = 0; i < 30; i++) expect((await server.call('/template')).status).toBe(200);
+    expect((await server.call('/template')).status).toBe(429);
+    await server.harness.service.revokeKey('alice');
+    const { token } = await server.harness.service.createKey('alice');
+    const fresh = await server.call('/template', { key: token });
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('x-ratelimit-remaining')).toBe('29');
+  });
+
   it('refuses writes over the limit without running them', async () => {
     for (let i = 0; i < 30; i++) await server.call('/template');
     const before = server.dump();

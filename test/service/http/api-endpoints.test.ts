@@ -304,12 +304,43 @@ describe('POST /viewers/unlock-skin', () => {
     expect(server.dump()).toEqual(after);
   });
 
-  it('grants a global skin by twitch_user_id', async () => {
+  it('grants a global skin by twitch_user_id, answering with the viewer\'s login', async () => {
     const answer = await server.call('/viewers/unlock-skin', {
       method: 'POST', json: { twitch_user_id: '1002', skin_id: server.ids.global_skins.classic },
     });
     expect(answer.status).toBe(201);
-    expect(answer.body.data.skin).toEqual({ id: server.ids.global_skins.classic, name: 'Classic' });
+    expect(answer.body.data).toEqual({ twitch_username: 'viewer_two', skin: { id: server.ids.global_skins.classic, name: 'Classic' } });
+  });
+
+  it('answers with the stored login, not the spelling sent', async () => {
+    const answer = await server.call('/viewers/unlock-skin', {
+      method: 'POST', json: { twitch_username: 'VIEWER_TWO', skin_id: alice().skins.vault },
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body.data.twitch_username).toBe('viewer_two');
+  });
+
+  // Spec, unlock rule 4: the grant does not select the skin; the viewer still chooses it.
+  it('does not select the skin for the viewer: no pick is made, and an existing pick stays', async () => {
+    const viewerTwo = server.ids.viewers.viewer_two!;
+    const unpicked = await server.call('/viewers/unlock-skin', {
+      method: 'POST', json: { twitch_username: 'viewer_two', skin_id: alice().skins.vault },
+    });
+    expect(unpicked.status).toBe(201);
+    expect(server.dump().viewer_skin_picks).toEqual([]);
+
+    await server.harness.service.pickSkin(alice().id, viewerTwo, server.ids.global_skins.classic!);
+    const picks = server.dump().viewer_skin_picks;
+    expect(picks).toHaveLength(1);
+    const picked = await server.call('/viewers/unlock-skin', {
+      method: 'POST', json: { twitch_user_id: '1002', skin_id: server.ids.global_skins.classic },
+    });
+    expect(picked.status).toBe(201);
+    const another = await server.call('/viewers/unlock-skin', {
+      method: 'POST', json: { twitch_username: 'viewer_two', skin_id: alice().skins.neon },
+    });
+    expect(another.status).toBe(201);
+    expect(server.dump().viewer_skin_picks).toEqual(picks);
   });
 
   it('answers 200 when the viewer bought the skin already', async () => {

@@ -209,6 +209,24 @@ describe('rate limit per key', () => {
     expect(answer.headers.get('x-ratelimit-remaining')).toBe('29');
   });
 
+  // The limit comes before the body is read (docs/api.md, Order of checks): a refused body still
+  // spent a request and says so, and a caller over the limit gets 429 whatever its body.
+  it('counts and labels refused bodies (413, 422 on errors.body) too, and answers 429 before reading a body', async () => {
+    const tooLarge = await server.call('/template', { method: 'PUT', raw: `{"x":"${'x'.repeat(70_000)}"}` });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get('x-ratelimit-remaining')).toBe('29');
+    const malformed = await server.call('/template', { method: 'PUT', raw: '{"scope":' });
+    expect(malformed.status).toBe(422);
+    expect(malformed.headers.get('x-ratelimit-limit')).toBe('30');
+    expect(malformed.headers.get('x-ratelimit-remaining')).toBe('28');
+    for (let i = 0; i < 28; i++) await server.call('/template');
+    for (const raw of ['{"scope":', `{"x":"${'x'.repeat(70_000)}"}`]) {
+      const refused = await server.call('/template', { method: 'PUT', raw });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('60');
+    }
+  });
+
   it('opens a fresh window when the clock passes the end of the old one', async () => {
     const windowStart = server.clock.now;
     for (let i = 0; i < 30; i++) await server.call('/template');

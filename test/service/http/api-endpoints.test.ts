@@ -304,6 +304,15 @@ describe('POST /viewers/unlock-skin', () => {
     expect(server.dump()).toEqual(after);
   });
 
+  // Spec, unlock rule 3 (idempotent), also when the repeats arrive together.
+  it('answers 12 simultaneous unlocks of one pair with one 201 and 200s, creating one entitlement', async () => {
+    const body = { twitch_user_id: '1002', skin_id: alice().skins.vault };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => server.call('/viewers/unlock-skin', { method: 'POST', json: body })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    const grants = server.dump().entitlements!.filter((e) => (e as { skin_id: number }).skin_id === alice().skins.vault);
+    expect(grants).toHaveLength(1);
+  });
+
   it('grants a global skin by twitch_user_id, answering with the viewer\'s login', async () => {
     const answer = await server.call('/viewers/unlock-skin', {
       method: 'POST', json: { twitch_user_id: '1002', skin_id: server.ids.global_skins.classic },

@@ -94,6 +94,17 @@ describe('PUT /template', () => {
     expect(read.body.data.settings_values['bubble.gap']).toBe(12);
   });
 
+  // Partial updates merge into the scope: simultaneous writes of different keys all land.
+  it('keeps every key of simultaneous partial updates (no write is lost)', async () => {
+    const keys = ['bubble.gap', 'bubble.padding', 'avatar.size', 'avatar.padding', 'message.font-size', 'username.font-size', 'bubble.border-width', 'chat.padding'];
+    const answers = await Promise.all(keys.map((key, i) =>
+      server.call('/template', { method: 'PUT', json: { scope: 'independent', values: { [key]: 70 + i } } })));
+    expect(answers.map((a) => a.status)).toEqual(keys.map(() => 200));
+    const read = await server.call('/template');
+    expect(keys.map((key) => read.body.data.settings_values[key])).toEqual(keys.map((_key, i) => 70 + i));
+    expect(read.body.data.settings_values['bubble.width']).toBe(420);
+  });
+
   it('writes overrides of a synced overlay with scope override', async () => {
     const second = alice().overlays.Second!;
     const answer = await server.call('/template', {
@@ -254,6 +265,17 @@ describe('PUT /skins/{skin_id}', () => {
     expect(Object.keys(answer.body.data).sort()).toEqual(['id', 'name', 'settings_values']);
     expect(answer.body.data).toMatchObject({ id: neon, name: 'Neon' });
     expect(answer.body.data.settings_values).toMatchObject({ 'bubble.border-width': 3, 'bubble.background-color': '#ff00ff' });
+  });
+
+  it('keeps every key of simultaneous partial updates of one skin (no write is lost)', async () => {
+    const neon = alice().skins.neon!;
+    const keys = ['bubble.gap', 'bubble.padding', 'avatar.size', 'avatar.padding', 'message.font-size', 'username.font-size'];
+    const answers = await Promise.all(keys.map((key, i) =>
+      server.call(`/skins/${neon}`, { method: 'PUT', json: { values: { [key]: 70 + i } } })));
+    expect(answers.map((a) => a.status)).toEqual(keys.map(() => 200));
+    const listed = (await server.call('/skins')).body.data.find((s: { id: number }) => s.id === neon);
+    expect(keys.map((key) => listed.settings_values[key])).toEqual(keys.map((_key, i) => 70 + i));
+    expect(listed.settings_values['bubble.background-color']).toBe('#ff00ff');
   });
 
   it('refuses a global platform skin with 403 and changes nothing', async () => {

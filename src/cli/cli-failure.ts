@@ -1,13 +1,14 @@
 // What the CLI prints when a command fails: never a raw stack trace (unless CHATSKIN_DEBUG asks for
 // one), never a secret. A refusal (CliError) is its own message; a database that cannot be the
-// store, and the usual reasons the server cannot listen, name the file or address, the config key
+// store (also one another program keeps locked past the busy timeout while the command writes),
+// and the usual reasons the server cannot listen, name the file or address, the config key
 // to change and the config file in use; anything
 // else is one line saying it was unexpected and how to see more.
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { CONFIG_DEFAULT_PATH, configSecrets, loadConfig, resolveConfigPath } from '../config/index.ts';
 import { createScrubber, REDACTED } from '../host/logger.ts';
-import { StoreOpenError } from '../service/store/store-open-error.ts';
+import { isDatabaseBusy, StoreOpenError, storeOpenError } from '../service/store/store-open-error.ts';
 import { CliError } from './cli-error.ts';
 
 /** Set (to anything but "", "0" or "false") to print the stack trace of an unexpected error. */
@@ -20,6 +21,8 @@ export interface FailureContext {
   shippedDefault: boolean;
   /** http.host and http.port of that config, when it loads. */
   http?: { host: string; port: number };
+  /** store.path of that config, when it loads. */
+  storePath?: string;
   /** The config's secret values, scrubbed from the output wherever they appear. */
   secrets: readonly string[];
   /** Print the stack trace (and cause) of an unexpected error. */
@@ -40,7 +43,9 @@ export function failureContext(flag: string | undefined, env: Env = process.env)
   };
   try {
     const config = loadConfig(configFile, env);
-    return { ...context, http: { host: config.http.host, port: config.http.port }, secrets: configSecrets(config) };
+    return {
+      ...context, http: { host: config.http.host, port: config.http.port }, storePath: config.store.path, secrets: configSecrets(config),
+    };
   } catch {
     // An unreadable or invalid config already has its own error; the token shapes are still scrubbed.
     return context;
@@ -54,6 +59,10 @@ export function formatFailure(error: unknown, context: FailureContext): string {
     text = `chatskin: ${error.message}\n`;
   } else if (error instanceof StoreOpenError) {
     text = `chatskin: ${error.message} (store.path in ${context.configFile})\n`;
+  } else if (isDatabaseBusy(error) && context.storePath !== undefined) {
+    // A write the command made once the store was open (the template sync at start, an admin
+    // command's change) waited out the busy timeout: the same line as at open.
+    text = `chatskin: ${storeOpenError(context.storePath, error).message} (store.path in ${context.configFile})\n`;
   } else {
     const listen = listenFailure(error, context);
     const hint = context.debug ? '' : ` (run again with ${DEBUG_ENV}=1 to see the stack trace)`;

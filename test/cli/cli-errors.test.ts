@@ -1,5 +1,7 @@
 // How the real CLI fails: one clear line on stderr and exit code 1, never a raw stack trace
 // unless CHATSKIN_DEBUG asks for it.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -72,6 +74,69 @@ describe('a database that cannot be the store', () => {
     expect(result.stderr).toBe(`chatskin: The database ${file} holds another program's tables (accounts), not chatskin's: point store.path at a new file; this one was left unchanged. (store.path in ${config})\n`);
     expect(readFileSync(file).equals(before)).toBe(true);
     expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+});
+
+describe('a database whose write lock another program holds', () => {
+  /** Another program (a sqlite3 shell, a backup) with a write transaction open on `file`, until killed. */
+  async function holdWriteLock(file: string) {
+    const script = `const { DatabaseSync } = require('node:sqlite');
+const db = new DatabaseSync(${JSON.stringify(file)});
+db.exec('BEGIN EXCLUSIVE');
+db.exec('CREATE TABLE IF NOT EXISTS held (x)');
+console.log('holding');
+setInterval(() => {}, 1000);`;
+    const holder = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [chunk] = (await once(holder.stdout, 'data')) as [Buffer];
+    expect(chunk.toString()).toBe('holding\n');
+    return { release: async () => { holder.kill('SIGKILL'); await once(holder, 'close'); } };
+  }
+
+  it('start and the admin commands say so in one line naming the file, after the busy timeout; nothing is left half-done', async () => {
+    const { dir, config } = tempWorkspace();
+    const file = join(dir, 'db.sqlite');
+    expect((await runCli(['overlays', 'list', 'alice', '--config', config], { cwd: dir })).code).toBe(1);
+    expect(existsSync(file)).toBe(true);
+    const lock = await holdWriteLock(file);
+    try {
+      const expected = `chatskin: The database ${file} is locked by another program: it held the write lock for longer than chatskin waits (5 s). `
+        + `Close what holds it (a sqlite3 shell or a backup with a transaction open) and run the command again. (store.path in ${config})\n`;
+      const start = await runCli(['start', '--config', config], { cwd: dir, env: NO_DEBUG, killAfterMs: 25_000 });
+      expect(start.code).toBe(1);
+      expect(start.stderr).toBe(expected);
+      const premium = await runCli(['premium', 'alice', 'on', '--config', config], { cwd: dir, env: NO_DEBUG });
+      expect(premium.code).toBe(1);
+      expect(premium.stderr).toBe(expected);
+    } finally {
+      await lock.release();
+    }
+    // Once the other program lets go, the same store starts as if nothing had happened.
+    const host = await startHost(config, { cwd: dir });
+    try {
+      expect((await fetch(`${host.baseUrl}/healthz`)).status).toBe(200);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('a new database file locked while chatskin would make it its store: the same line, and the file is not made a store', async () => {
+    const { dir, config } = tempWorkspace();
+    const file = join(dir, 'db.sqlite');
+    const lock = await holdWriteLock(file);
+    try {
+      const start = await runCli(['start', '--config', config], { cwd: dir, env: NO_DEBUG, killAfterMs: 25_000 });
+      expect(start.code).toBe(1);
+      expect(start.stderr).toBe(`chatskin: The database ${file} is locked by another program: it held the write lock for longer than chatskin waits (5 s). `
+        + `Close what holds it (a sqlite3 shell or a backup with a transaction open) and run the command again. (store.path in ${config})\n`);
+    } finally {
+      await lock.release();
+    }
+    const tables = new DatabaseSync(file, { readOnly: true });
+    try {
+      expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([]);
+    } finally {
+      tables.close();
+    }
   });
 });
 

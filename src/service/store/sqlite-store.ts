@@ -14,7 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { GroupCommit } from './group-commit.ts';
 import { migrate } from './migrations.ts';
 import { SqliteQueries, WRITE_METHODS } from './sqlite-queries.ts';
-import { StoreOpenError, storeOpenError } from './store-open-error.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS, StoreOpenError, storeOpenError } from './store-open-error.ts';
 import type { Store, StoreReader, StoreTransaction } from './store.ts';
 import { TurnLock } from './turn-lock.ts';
 
@@ -75,7 +75,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (!SYNCHRONOUS_LEVELS.includes(synchronous)) {
     throw new TypeError(`SQLite synchronous must be one of ${SYNCHRONOUS_LEVELS.join(', ')}, got ${String(synchronous)}`);
   }
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new TypeError(`SQLite busyTimeoutMs must be a non-negative integer, got ${String(busyTimeoutMs)}`);
   }
@@ -97,7 +97,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     migrate(db, location);
   } catch (error) {
     db.close();
-    throw storeOpenError(location, error);
+    throw storeOpenError(location, error, busyTimeoutMs);
   }
   return createStore(db, location);
 }

@@ -275,6 +275,77 @@ describe('connection failures', () => {
   });
 });
 
+describe('an answer cut off on the way, over a real socket', () => {
+  let server: Server;
+  let baseUrl: string;
+  let received: string[];
+  /**
+   * What the server does to each next answer: `reset` sends the head and part of the body, then
+   * resets the connection (ECONNRESET on the client); `close` ends the connection there instead
+   * (the body falls short of its Content-Length). Once the plan is used up it answers in full.
+   */
+  let plan: Array<'reset' | 'close'>;
+
+  beforeEach(async () => {
+    received = [];
+    plan = [];
+    server = createServer((request, response) => {
+      received.push(`${request.method} ${request.url}`);
+      request.resume();
+      request.on('end', () => {
+        const body = JSON.stringify(request.method === 'DELETE' ? { message: 'Skin access revoked.' } : { data: TEMPLATE_VIEW });
+        const step = plan.shift();
+        if (step === undefined) {
+          response.writeHead(200, JSON_HEADERS);
+          response.end(body);
+          return;
+        }
+        response.writeHead(200, { ...JSON_HEADERS, 'content-length': String(Buffer.byteLength(body)) });
+        response.write(body.slice(0, 10), () => {
+          if (step === 'reset') response.socket?.resetAndDestroy();
+          else response.socket?.end();
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('sends a read again after a reset and after a short body, and uses the full answer', async () => {
+    plan = ['reset', 'close'];
+    const agent = new Agent();
+    try {
+      await expect(client({ baseUrl, dispatcher: agent, maxRetries: 2 }).getTemplate()).resolves.toEqual(TEMPLATE_VIEW);
+      expect(received).toEqual(['GET /api/v1/template', 'GET /api/v1/template', 'GET /api/v1/template']);
+      expect(waits).toHaveLength(2);
+    } finally {
+      await agent.destroy();
+    }
+  });
+
+  it('never sends a revoke again once its answer was cut off: the revoke may have been done', async () => {
+    const agent = new Agent();
+    try {
+      for (const step of ['reset', 'close'] as const) {
+        plan = [step];
+        received = [];
+        const error = await rejection(client({ baseUrl, dispatcher: agent, maxRetries: 2 }).revokeSkin(GRANT));
+        expect(error.kind).toBe('network');
+        expect(error.status).toBe(0);
+        expect(received).toEqual(['DELETE /api/v1/viewers/unlock-skin']);
+      }
+      expect(waits).toEqual([]);
+    } finally {
+      await agent.destroy();
+    }
+  });
+});
+
 describe('a TLS connection that cannot be made, over a real socket', () => {
   it('https to a plain-HTTP service is a tls error, a setup fault: not retried, with a line saying to check the settings', async () => {
     let requests = 0;

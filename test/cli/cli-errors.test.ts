@@ -78,6 +78,7 @@ describe('a database that cannot be the store', () => {
 });
 
 describe('a database whose write lock another program holds', () => {
+  // Each refused command waits out the store's 5 s busy timeout first, hence the longer test timeouts.
   /** Another program (a sqlite3 shell, a backup) with a write transaction open on `file`, until killed. */
   async function holdWriteLock(file: string) {
     const script = `const { DatabaseSync } = require('node:sqlite');
@@ -92,7 +93,7 @@ setInterval(() => {}, 1000);`;
     return { release: async () => { holder.kill('SIGKILL'); await once(holder, 'close'); } };
   }
 
-  it('start and the admin commands say so in one line naming the file, after the busy timeout; nothing is left half-done', async () => {
+  it('start and the admin commands say so in one line naming the file, after the busy timeout; once it lets go the store starts as before', async () => {
     const { dir, config } = tempWorkspace();
     const file = join(dir, 'db.sqlite');
     expect((await runCli(['overlays', 'list', 'alice', '--config', config], { cwd: dir })).code).toBe(1);
@@ -117,7 +118,7 @@ setInterval(() => {}, 1000);`;
     } finally {
       await host.stop();
     }
-  });
+  }, 60_000);
 
   it('a new database file locked while chatskin would make it its store: the same line, and the file is not made a store', async () => {
     const { dir, config } = tempWorkspace();
@@ -137,7 +138,7 @@ setInterval(() => {}, 1000);`;
     } finally {
       tables.close();
     }
-  });
+  }, 60_000);
 });
 
 describe('a config that cannot be used', () => {

@@ -1,7 +1,10 @@
 // Maps every error a route, parser or hook can throw to the API's envelope. Known refusals keep
-// their status; anything unexpected is logged (never with the Authorization header) and answered
-// 500 {"message":"Server Error."}, so bad input can never surface as a 5xx with internals.
+// their status; a write that waited out another program's lock on the database is 503 with
+// Retry-After (nothing was stored; the same request can simply be sent again); anything
+// unexpected is logged (never with the Authorization header) and answered 500
+// {"message":"Server Error."}, so bad input can never surface as a 5xx with internals.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseBusy } from '../store/store-open-error.ts';
 import { ServiceError } from '../types.ts';
 import type { ErrorBody, ErrorResponder } from './error-response.ts';
 import { MESSAGES } from './error-response.ts';
@@ -12,7 +15,12 @@ export interface MappedError {
   body: ErrorBody;
   /** Unexpected: log it. */
   unexpected: boolean;
+  /** Sent as Retry-After. */
+  retryAfterSeconds?: number;
 }
+
+/** How soon a write refused because the database was locked may be sent again. */
+export const STORE_BUSY_RETRY_AFTER_SECONDS = 1;
 
 const BODY_ERROR_CODES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: BODY_MESSAGES.notJson,
@@ -27,6 +35,9 @@ export function mapError(error: unknown, bodyLimitBytes: number): MappedError {
     const body: ErrorBody = { message: error.message };
     if (error.errors !== undefined) body.errors = error.errors;
     return { status: error.status, body, unexpected: false };
+  }
+  if (isDatabaseBusy(error)) {
+    return { status: 503, body: { message: MESSAGES.storeBusy }, unexpected: false, retryAfterSeconds: STORE_BUSY_RETRY_AFTER_SECONDS };
   }
   const fastifyError = error as Partial<FastifyError> | null;
   const code = typeof fastifyError?.code === 'string' ? fastifyError.code : '';
@@ -57,7 +68,10 @@ export function createApiErrorHandler(responder: ErrorResponder, bodyLimitBytes:
     if (mapped.unexpected) {
       // The request serializer logs method, url and address only; no headers, so no key.
       request.log.error({ err: error, method: request.method, url: request.url }, 'unexpected error in API request');
+    } else if (mapped.status === 503) {
+      request.log.warn({ method: request.method, url: request.url }, 'a write waited out the busy timeout: another program holds the database\'s write lock');
     }
+    if (mapped.retryAfterSeconds !== undefined) reply.header('Retry-After', String(mapped.retryAfterSeconds));
     // An oversized body is not read on: its answer closes the connection (unread-bodies.ts).
     return responder.send(request, reply, mapped.status, mapped.body);
   };

@@ -15,6 +15,7 @@ export const MESSAGES = {
   notFound: 'Not Found.',
   methodNotAllowed: 'Method Not Allowed.',
   serverError: 'Server Error.',
+  storeBusy: 'The database is busy (another program holds its write lock); nothing was changed. Try again shortly.',
 } as const;
 
 /** Whether this app redirects error responses for non-JSON clients; set per API instance. */

@@ -11,7 +11,13 @@
 //   so no answer is ever based on rows that end up not committed). If the COMMIT fails, or
 //   SQLite rolls the whole transaction back on its own (disk full, I/O error), every write of
 //   the batch fails with that error: none of them took effect.
+// - While another program holds the database's write lock, a batch waits for it without blocking
+//   the event loop (SQLite's own busy timeout sleeps in the thread: reads, chat and the overlay
+//   would stop for as long), the connection lock released meanwhile so reads go on; past
+//   `busyWaitMs` its writes fail with SQLite's "database is locked" (isDatabaseBusy).
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDatabaseBusy } from './store-open-error.ts';
 import type { TurnLock } from './turn-lock.ts';
 
 /** Most writes one COMMIT covers: bounds how long the first write of a batch waits for its answer. */
@@ -36,6 +42,11 @@ interface Write {
 
 const SAVEPOINT = 'group_commit_write';
 
+/** Waits between tries for another program's write lock: short at first, then at most 100 ms. */
+const FIRST_BUSY_WAIT_MS = 5;
+const LONGEST_BUSY_WAIT_MS = 100;
+const NOT_HELD = (): void => {};
+
 export class GroupCommit {
   readonly #db: GroupCommitConnection;
   readonly #lock: TurnLock;
@@ -44,11 +55,14 @@ export class GroupCommit {
   /** A batch is scheduled or running; a write queued meanwhile is taken by it or the next one. */
   #pending = false;
   #commits = 0;
+  /** How long a batch waits for another program's write lock; the connection's busy_timeout, restored after each try. */
+  readonly #busyWaitMs: number;
 
-  constructor(db: GroupCommitConnection, lock: TurnLock, assertOpen: () => void) {
+  constructor(db: GroupCommitConnection, lock: TurnLock, assertOpen: () => void, busyWaitMs = 0) {
     this.#db = db;
     this.#lock = lock;
     this.#assertOpen = assertOpen;
+    this.#busyWaitMs = busyWaitMs;
   }
 
   /** Write transactions committed so far (a batch of several counts once). */
@@ -71,12 +85,12 @@ export class GroupCommit {
   }
 
   async #runBatch(): Promise<void> {
-    const release = await this.#lock.acquire();
+    const held = { release: await this.#lock.acquire() };
     const batch: Write[] = [];
     let failure: { error: unknown } | undefined;
     try {
       this.#assertOpen();
-      this.#db.exec('BEGIN IMMEDIATE');
+      await this.#begin(held);
       while (this.#queue.length > 0 && batch.length < MAX_GROUP_COMMIT) {
         const write = this.#queue.shift()!;
         batch.push(write);
@@ -100,7 +114,7 @@ export class GroupCommit {
         // Nothing more to undo: the writes fail with the first error either way.
       }
     } finally {
-      release();
+      held.release();
     }
     if (batch.length === 0 && failure !== undefined) {
       // Could not even begin (closed store, another process holding the write lock too long):
@@ -114,6 +128,37 @@ export class GroupCommit {
     }
     this.#pending = false;
     this.#schedule();
+  }
+
+  /**
+   * BEGIN IMMEDIATE without SQLite's sleeping busy handler; while another connection holds the
+   * write lock, tries again after a wait, the connection lock released meanwhile (`held` is
+   * always the release of the hold in force).
+   */
+  async #begin(held: { release: () => void }): Promise<void> {
+    if (this.#busyWaitMs === 0) {
+      this.#db.exec('BEGIN IMMEDIATE');
+      return;
+    }
+    const deadline = Date.now() + this.#busyWaitMs;
+    for (let wait = FIRST_BUSY_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_BUSY_WAIT_MS)) {
+      try {
+        this.#db.exec('PRAGMA busy_timeout = 0');
+        try {
+          this.#db.exec('BEGIN IMMEDIATE');
+          return;
+        } finally {
+          this.#db.exec(`PRAGMA busy_timeout = ${this.#busyWaitMs}`);
+        }
+      } catch (error) {
+        if (!isDatabaseBusy(error) || Date.now() >= deadline) throw error;
+      }
+      held.release();
+      held.release = NOT_HELD;
+      await sleep(Math.min(wait, Math.max(1, deadline - Date.now())));
+      held.release = await this.#lock.acquire();
+      this.#assertOpen();
+    }
   }
 
   async #runWrite(write: Write): Promise<void> {

@@ -99,7 +99,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     db.close();
     throw storeOpenError(location, error, busyTimeoutMs);
   }
-  return createStore(db, location);
+  return createStore(db, location, busyTimeoutMs);
 }
 
 /** A database with tables but no `schema_migrations` is not chatskin's (an empty one becomes it). */
@@ -111,7 +111,7 @@ function refuseForeignDatabase(db: DatabaseSync, location: string): void {
   throw new StoreOpenError(location, `holds another program's tables (${shown}), not chatskin's: point store.path at a new file; this one was left unchanged.`);
 }
 
-function createStore(db: DatabaseSync, location: string): SqliteStore {
+function createStore(db: DatabaseSync, location: string, busyTimeoutMs: number): SqliteStore {
   const queries = new SqliteQueries(db);
   const lock = new TurnLock();
   const context = new AsyncLocalStorage<Frame>();
@@ -123,7 +123,7 @@ function createStore(db: DatabaseSync, location: string): SqliteStore {
   const assertOpen = (): void => {
     if (closed) throw new Error(`The store ${location} is closed.`);
   };
-  const groupCommit = new GroupCommit(db, lock, assertOpen);
+  const groupCommit = new GroupCommit(db, lock, assertOpen, busyTimeoutMs);
 
   /** The frame of the transaction we are inside, if it is still running. */
   const currentFrame = (): Frame | undefined => {

@@ -3,6 +3,7 @@
 // CLI (`node src/main.ts keys revoke … / premium … off --config FILE`).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/cli-process.ts';
 import { startApiTestServer } from './api-test-server.ts';
@@ -42,5 +43,32 @@ describe('changes made by another process', () => {
     expect(next.body.message).toMatch(/premium subscription/);
     await cli('premium', 'alice', 'on');
     expect((await server.call('/skins')).status).toBe(200);
+  });
+});
+
+describe('another program holding the database\'s write lock', () => {
+  it('a write that waits out the busy timeout is 503 with Retry-After, stores nothing; reads go on meanwhile; the same write succeeds once the lock is free', async () => {
+    const locked = await startApiTestServer({ store: { busyTimeoutMs: 300 } });
+    const holder = new DatabaseSync(locked.harness.dbPath);
+    try {
+      const put = { method: 'PUT', json: { scope: 'independent', values: { 'bubble.gap': 9 } } };
+      holder.exec('BEGIN IMMEDIATE');
+      const before = locked.dump();
+      const refused = await locked.call('/template', put);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.body).toEqual({ message: 'The database is busy (another program holds its write lock); nothing was changed. Try again shortly.' });
+      expect((await locked.call('/template')).status).toBe(200);
+      expect(locked.logs.join('')).toMatch(/another program holds the database's write lock/);
+      holder.exec('ROLLBACK');
+      expect(locked.dump()).toEqual(before);
+      const accepted = await locked.call('/template', put);
+      expect(accepted.status).toBe(200);
+      expect((await locked.call('/template')).body).toMatchObject({ data: { settings_values: { 'bubble.gap': 9 } } });
+    } finally {
+      if (holder.isTransaction) holder.exec('ROLLBACK');
+      holder.close();
+      await locked.close();
+    }
   });
 });

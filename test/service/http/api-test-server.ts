@@ -9,6 +9,7 @@ import { buildApiApp } from '../../../src/service/http/app.ts';
 import type { ApiAppOptions, ApiOptions } from '../../../src/service/http/options.ts';
 import { applySeed } from '../../../src/service/seed.ts';
 import type { SeedResult } from '../../../src/service/seed.ts';
+import type { SqliteStoreOptions } from '../../../src/service/store/sqlite-store.ts';
 import { openHarness } from '../core/service-harness.ts';
 import type { Harness } from '../core/service-harness.ts';
 
@@ -102,9 +103,9 @@ export interface ApiTestServer {
 
 export async function startApiTestServer(
   options: Partial<Omit<ApiOptions, 'operations' | 'authenticate'>> & Pick<ApiAppOptions, 'trustProxy' | 'requestTimeoutMs'>
-    & { logLevel?: pino.Level } = {},
+    & { logLevel?: pino.Level; store?: Partial<SqliteStoreOptions> } = {},
 ): Promise<ApiTestServer> {
-  const harness = await openHarness();
+  const harness = await openHarness(options.store);
   const ids = await applySeed(harness.service, structuredClone(API_FIXTURE));
   const keys = {
     alice: (await harness.service.createKey('alice')).token,
@@ -119,8 +120,9 @@ export async function startApiTestServer(
       done();
     },
   }));
+  const { store: _storeOptions, ...appOptions } = options;
   const app = buildApiApp({
-    ...options,
+    ...appOptions,
     operations: harness.service,
     authenticate: (token) => harness.service.authenticate(token),
     rateLimit: { failedAuthPerMinute: 1000, ...options.rateLimit, now: () => clock.now },

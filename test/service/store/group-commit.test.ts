@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommit, MAX_GROUP_COMMIT } from '../../../src/service/store/group-commit.ts';
 import type { GroupCommitConnection } from '../../../src/service/store/group-commit.ts';
 import { openSqliteStore } from '../../../src/service/store/sqlite-store.ts';
+import { isDatabaseBusy } from '../../../src/service/store/store-open-error.ts';
 import type { SqliteStore } from '../../../src/service/store/sqlite-store.ts';
 import type { StoreTransaction } from '../../../src/service/store/store.ts';
 import { TurnLock } from '../../../src/service/store/turn-lock.ts';
@@ -281,6 +282,53 @@ describe('group commit through the store', () => {
     await closing;
     await expect(store.transaction((tx) => addAccount(tx, 'after-close'))).rejects.toThrow(/is closed/);
     expect(committedLogins()).toEqual([]);
+  });
+});
+
+describe('group commit while another program holds the write lock', () => {
+  /** A store on the same file as `other`, waiting at most `busyTimeoutMs` for its lock. */
+  const storeWaiting = (busyTimeoutMs: number) => openSqliteStore({ path: dbPath, busyTimeoutMs });
+
+  it('waits without blocking the event loop: reads and timers go on, and the write commits once the lock is let go', async () => {
+    const waiting = storeWaiting(30_000);
+    try {
+      await waiting.transaction((tx) => addAccount(tx, 'before'));
+      other.exec('BEGIN IMMEDIATE');
+      let settled = false;
+      const write = waiting.transaction((tx) => addAccount(tx, 'waiter')).finally(() => {
+        settled = true;
+      });
+      // SQLite's own busy handler would hold the thread here until its timeout, and then fail the write.
+      await delay(100);
+      expect((await waiting.findAccountByLogin('before'))?.login).toBe('before');
+      expect(settled).toBe(false);
+      other.exec('COMMIT');
+      expect((await write).login).toBe('waiter');
+      expect(committed('waiter')).toBe(true);
+    } finally {
+      if (other.isTransaction) other.exec('ROLLBACK');
+      await waiting.close();
+    }
+  });
+
+  it('past the busy timeout fails the batch\'s writes with "database is locked", stores nothing, and serves the next write once the lock is free', async () => {
+    const waiting = storeWaiting(150);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const outcomes = await Promise.allSettled(['one', 'two'].map((login) => waiting.transaction((tx) => addAccount(tx, login))));
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        expect(isDatabaseBusy((outcome as PromiseRejectedResult).reason)).toBe(true);
+      }
+      other.exec('ROLLBACK');
+      expect((await waiting.transaction((tx) => addAccount(tx, 'three'))).login).toBe('three');
+      expect(committedLogins()).toEqual(['three']);
+      // The connection's own busy timeout is back after the wait (reads and COMMIT still use it).
+      expect(waiting.connectionSettings().busyTimeoutMs).toBe(150);
+    } finally {
+      if (other.isTransaction) other.exec('ROLLBACK');
+      await waiting.close();
+    }
   });
 });
 

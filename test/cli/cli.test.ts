@@ -55,6 +55,20 @@ describe('chatskin CLI', () => {
     expect(JSON.parse(second.stdout)).toEqual(ids);
   });
 
+  it('seeds the fixture docs/cli.md shows and prints the ids docs/cli.md shows, on a new database', async () => {
+    const docs = readFileSync(join(import.meta.dirname, '../../docs/cli.md'), 'utf8');
+    const seedSection = docs.slice(docs.indexOf('## seed'), docs.indexOf('## keys'));
+    const shownOutput = /```json\n(.*)\n```/.exec(seedSection)![1]!;
+    const shownFixture = /```yaml\n([\s\S]*?)```/.exec(seedSection)![1]!;
+    const { dir, config } = tempWorkspace();
+    const fixture = join(dir, 'fixture.yaml');
+    writeFileSync(fixture, shownFixture);
+    const first = await runCli(['seed', fixture, '--config', config]);
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toBe(`${shownOutput}\n`);
+    expect((await runCli(['seed', fixture, '--config', config])).stdout).toBe(`${shownOutput}\n`);
+  });
+
   it('creates one key at a time, printing the token alone on the last line', async () => {
     const { dir, config } = tempWorkspace();
     const fixture = join(dir, 'fixture.yaml');

@@ -1,7 +1,7 @@
 // README.md's walk-through, run as the README runs it: `chatskin start` prints the lines the
 // README shows (with this run's port and token), and the "Using the API from another tool"
 // commands work against it as written.
-import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,10 +21,11 @@ function blockAfter(marker: string): string {
 const README_ORIGIN = 'http://127.0.0.1:4477';
 
 let host: RunningHost;
+let dir: string;
 let config: string;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'chatskin-readme-'));
+  dir = mkdtempSync(join(tmpdir(), 'chatskin-readme-'));
   config = join(dir, 'config.yaml');
   // The embedded defaults but for the port and the database's place; the channel stays "streamer".
   writeFileSync(config, `http: { port: 0 }\nstore: { path: ${JSON.stringify(join(dir, 'db.sqlite'))} }\nlocalChat: { stdin: false }\nlog: { level: warn }\n`);
@@ -32,6 +33,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => {
   await host?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('README.md', () => {

@@ -10,7 +10,7 @@ Commands:
   keys create LOGIN             Create the account's API key (printed once, last line)
   keys revoke LOGIN             Revoke the account's active API key
   premium LOGIN on|off          Switch the account's premium subscription
-  overlays list LOGIN           Each overlay's id, name and browser-source URL
+  overlays list LOGIN           Each overlay's id, name, template and browser-source URL
   chat say TEXT [--as LOGIN] [--role ROLE] [--url URL]
                                 Send a chat line to a running host's local chat
   twitch auth                   Authorize the broadcaster's Twitch account (redemptions)

@@ -9,22 +9,19 @@
 // version still matches the last read gets that read's snapshot without a new one. Frames are
 // serialized and encoded once per overlay and the same bytes go to each of its sockets.
 //
-// Bounds: a socket whose unsent bytes would pass `maxBufferedBytes` gets no more chat
-// messages (it sees the version gap and resyncs once it catches up); a frame that may not be
-// dropped (style, moderation) closes it with 4008 instead. Pings every `heartbeatMs` end
-// sockets that did not answer the previous one.
-//
-// Frames for a socket queue in its outbox and go out once per event-loop turn, several in one
-// WebSocket message (one frame per line, protocol.ts joinFrames): a busy chat then costs one
-// write per socket and turn, not one per line, which was most of the host's cost per chat line.
+// Bounds: a socket that reads too slowly gets no more chat messages, or is closed when a frame
+// may not be dropped (socket-outbox.ts). Pings every `heartbeatMs` end sockets that did not
+// answer the previous one.
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import type { ChatEvent, ChatMessageEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
-import { CLOSE_CODES, FRAME_SEPARATOR } from './protocol.ts';
+import { CLOSE_CODES } from './protocol.ts';
 import type { PushSource, PushSourceEvent } from './push-source.ts';
+import { createSocketOutboxes, encode } from './socket-outbox.ts';
+import type { OutboxClient } from './socket-outbox.ts';
 
 export interface PushGatewayOptions {
   /** Ping and heartbeat interval. Default 30 000 ms. */
@@ -90,16 +87,13 @@ const SHUTDOWN_GRACE_MS = 1_000;
 /** Largest frame a page may send (only `{"type":"resync"}` is defined). */
 const MAX_CLIENT_FRAME_BYTES = 1024;
 
-interface Client {
+interface Client extends OutboxClient {
   socket: WebSocket;
   channel: Channel;
   /** Has had its snapshot; frames before that are covered by the snapshot. */
   ready: boolean;
   /** Answered the last ping. */
   alive: boolean;
-  /** Frames waiting for this turn's flush, in order. */
-  outbox: Buffer[];
-  outboxBytes: number;
   /** When its last resync was answered (performance.now()). */
   lastResyncAt: number;
   /** A resync that asked too soon, answered when its turn comes. */
@@ -150,9 +144,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   /** Last version each overlay reached, so a channel made again continues from it. */
   const lastVersions = new Map<number, number>();
   let closed = false;
-  /** Clients with frames in their outbox; all flushed together at the end of the turn. */
-  const unflushed = new Set<Client>();
-  let flushScheduled = false;
+  const { hasRoomFor, sendOrDrop, sendOrClose, flush } = createSocketOutboxes({ maxBufferedBytes, closeGraceMs }, stats);
 
   const unsubscribe = source.subscribe((event) => onServiceEvent(event));
   const heartbeat = setInterval(beat, heartbeatMs);
@@ -367,63 +359,10 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     let full = 0;
     for (const client of channel.clients) {
       if (!client.ready || client.socket.readyState !== WebSocket.OPEN) continue;
-      const separator = client.outbox.length > 0 ? SEPARATOR.byteLength : 0;
-      if (client.socket.bufferedAmount + client.outboxBytes + separator + least <= maxBufferedBytes) return true;
+      if (hasRoomFor(client, least)) return true;
       full++;
     }
     stats.droppedFrames += full;
-    return false;
-  }
-
-  function fits(client: Client, frame: Buffer): boolean {
-    return client.socket.bufferedAmount + client.outboxBytes + queuedSize(client, frame) <= maxBufferedBytes;
-  }
-
-  /** Queues a frame for the end of this turn (flush). */
-  function send(client: Client, frame: Buffer): void {
-    client.outboxBytes += queuedSize(client, frame);
-    client.outbox.push(frame);
-    unflushed.add(client);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(flush);
-    }
-  }
-
-  function flush(): void {
-    flushScheduled = false;
-    for (const client of unflushed) {
-      const frames = client.outbox;
-      client.outbox = [];
-      client.outboxBytes = 0;
-      if (frames.length === 0 || client.socket.readyState !== WebSocket.OPEN) continue;
-      client.socket.send(frames.length === 1 ? frames[0]! : joinFrames(frames), TEXT_FRAME);
-      const buffered = client.socket.bufferedAmount;
-      if (buffered > stats.maxBufferedSeen) stats.maxBufferedSeen = buffered;
-    }
-    unflushed.clear();
-  }
-
-  function sendOrDrop(client: Client, frame: Buffer): void {
-    if (client.socket.readyState !== WebSocket.OPEN) return;
-    if (fits(client, frame)) send(client, frame);
-    else stats.droppedFrames++;
-  }
-
-  /** Sends a frame that may not be lost; a socket it does not fit is closed (4008). */
-  function sendOrClose(client: Client, frame: Buffer): boolean {
-    if (client.socket.readyState !== WebSocket.OPEN) return false;
-    if (fits(client, frame)) {
-      send(client, frame);
-      return true;
-    }
-    stats.slowClosed++;
-    client.ready = false;
-    client.outbox = [];
-    client.outboxBytes = 0;
-    client.socket.close(CLOSE_CODES.tooSlow, 'Reading too slowly; reconnect for a fresh snapshot.');
-    // The close frame waits behind the unread bytes; do not wait for it for long.
-    setTimeout(() => client.socket.terminate(), closeGraceMs).unref();
     return false;
   }
 
@@ -477,16 +416,6 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   };
 }
 
-/**
- * Frames are encoded once and the same bytes go to every socket of the overlay (sending a
- * string would encode it again per socket).
- */
-function encode(frame: string): Buffer {
-  return Buffer.from(frame, 'utf8');
-}
-
-const TEXT_FRAME = Object.freeze({ binary: false });
-const SEPARATOR = Buffer.from(FRAME_SEPARATOR, 'utf8');
 /** The fixed part of every chat frame: none is shorter. */
 const MIN_CHAT_FRAME_BYTES = Buffer.byteLength('{"type":"chat","version":0,"event":{}}');
 
@@ -496,21 +425,6 @@ const MIN_CHAT_FRAME_BYTES = Buffer.byteLength('{"type":"chat","version":0,"even
  */
 export function chatFrameLowerBound(event: ChatMessageEvent): number {
   return MIN_CHAT_FRAME_BYTES + event.text.length + event.id.length + event.userId.length + event.login.length + event.displayName.length;
-}
-
-/** What a frame adds to the client's next message: itself, and a separator after an earlier one. */
-function queuedSize(client: { outbox: readonly Buffer[] }, frame: Buffer): number {
-  return frame.byteLength + (client.outbox.length > 0 ? SEPARATOR.byteLength : 0);
-}
-
-/** Several encoded frames as one message body, one per line. */
-function joinFrames(frames: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const frame of frames) {
-    if (parts.length > 0) parts.push(SEPARATOR);
-    parts.push(frame);
-  }
-  return Buffer.concat(parts);
 }
 
 function nextTurn(): Promise<void> {

@@ -12,7 +12,6 @@
 // Bounds: a socket that reads too slowly gets no more chat messages, or is closed when a frame
 // may not be dropped (socket-outbox.ts). Pings every `heartbeatMs` end sockets that did not
 // answer the previous one.
-import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -22,6 +21,8 @@ import { CLOSE_CODES } from './protocol.ts';
 import type { PushSource, PushSourceEvent } from './push-source.ts';
 import { createSocketOutboxes, encode } from './socket-outbox.ts';
 import type { OutboxClient } from './socket-outbox.ts';
+import { createUpgradeAdmission } from './upgrade-admission.ts';
+import type { AdmittedOverlay } from './upgrade-admission.ts';
 
 export interface PushGatewayOptions {
   /** Ping and heartbeat interval. Default 30 000 ms. */
@@ -80,8 +81,6 @@ export const DEFAULT_HEARTBEAT_MS = 30_000;
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_SOCKETS_PER_OVERLAY = 32;
 
-/** `/overlay/<token>/ws`, query string ignored. */
-const SOCKET_PATH = /^\/overlay\/([^/?#]{1,200})\/ws(?:\?.*)?$/;
 /** Longest a shutdown waits for a socket's close handshake. */
 const SHUTDOWN_GRACE_MS = 1_000;
 /** Largest frame a page may send (only `{"type":"resync"}` is defined). */
@@ -145,6 +144,11 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   const lastVersions = new Map<number, number>();
   let closed = false;
   const { hasRoomFor, sendOrDrop, sendOrClose, flush } = createSocketOutboxes({ maxBufferedBytes, closeGraceMs }, stats);
+  const handleUpgrade = createUpgradeAdmission({
+    source, server, maxSocketsPerOverlay, logger, accept,
+    socketsOpen: (overlayId) => channels.get(overlayId)?.clients.size ?? 0,
+    isClosed: () => closed,
+  });
 
   const unsubscribe = source.subscribe((event) => onServiceEvent(event));
   const heartbeat = setInterval(beat, heartbeatMs);
@@ -164,50 +168,8 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     }
   }
 
-  function handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
-    const match = SOCKET_PATH.exec(request.url ?? '');
-    if (match === null) return false;
-    socket.on('error', () => socket.destroy());
-    let token: string;
-    try {
-      token = decodeURIComponent(match[1]!);
-    } catch {
-      refuseUpgrade(socket, 404, 'Unknown overlay token.');
-      return true;
-    }
-    if (closed) {
-      refuseUpgrade(socket, 503, 'Shutting down.');
-      return true;
-    }
-    let upgraded = false;
-    Promise.resolve(source.findOverlayByToken(token)).then((overlay) => {
-      if (overlay == null) {
-        refuseUpgrade(socket, 404, 'Unknown overlay token.');
-        return;
-      }
-      if (closed || socket.destroyed) {
-        socket.destroy();
-        return;
-      }
-      // Checked here and counted in accept() in the same turn (ws completes the handshake at once).
-      if ((channels.get(overlay.id)?.clients.size ?? 0) >= maxSocketsPerOverlay) {
-        refuseUpgrade(socket, 429, `This overlay has ${maxSocketsPerOverlay} sockets open already; close one first.`);
-        return;
-      }
-      server.handleUpgrade(request, socket, head, (ws) => {
-        upgraded = true;
-        accept(ws, overlay.id, overlay.accountId, overlay.version);
-      });
-    }).catch((error: unknown) => {
-      logger?.error({ err: error }, 'overlay socket upgrade failed');
-      if (upgraded) socket.destroy();
-      else refuseUpgrade(socket, 500, 'Server error.');
-    });
-    return true;
-  }
-
-  function accept(socket: WebSocket, overlayId: number, accountId: number, storeVersion: number | undefined): void {
-    const channel = channelFor(overlayId, accountId);
+  function accept(socket: WebSocket, overlay: AdmittedOverlay): void {
+    const channel = channelFor(overlay.id, overlay.accountId);
     const client: Client = {
       socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined,
     };
@@ -219,7 +181,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     // The token lookup just read the stored version: if the last read is of that version and
     // nothing is queued, it is still the overlay's style.
     const cache = channel.cache;
-    if (cache !== null && channel.reads === 0 && storeVersion !== undefined && cache.storeVersion === storeVersion) {
+    if (cache !== null && channel.reads === 0 && overlay.version !== undefined && cache.storeVersion === overlay.version) {
       if (sendOrClose(client, encode(snapshotFrame(channel.version, cache.body)))) client.ready = true;
       return;
     }
@@ -429,13 +391,6 @@ export function chatFrameLowerBound(event: ChatMessageEvent): number {
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const reason = STATUS_CODES[status] ?? 'Error';
-  if (!socket.destroyed) {
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
-  }
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

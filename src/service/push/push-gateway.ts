@@ -18,9 +18,10 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import type { ChatEvent, ChatMessageEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
 import { CLOSE_CODES } from './protocol.ts';
+import { createOverlayChannels } from './overlay-channels.ts';
+import type { Channel, PendingRead, PushClient } from './overlay-channels.ts';
 import type { PushSource, PushSourceEvent } from './push-source.ts';
 import { createSocketOutboxes, encode } from './socket-outbox.ts';
-import type { OutboxClient } from './socket-outbox.ts';
 import { createUpgradeAdmission } from './upgrade-admission.ts';
 import type { AdmittedOverlay } from './upgrade-admission.ts';
 
@@ -86,46 +87,6 @@ const SHUTDOWN_GRACE_MS = 1_000;
 /** Largest frame a page may send (only `{"type":"resync"}` is defined). */
 const MAX_CLIENT_FRAME_BYTES = 1024;
 
-interface Client extends OutboxClient {
-  socket: WebSocket;
-  channel: Channel;
-  /** Has had its snapshot; frames before that are covered by the snapshot. */
-  ready: boolean;
-  /** Answered the last ping. */
-  alive: boolean;
-  /** When its last resync was answered (performance.now()). */
-  lastResyncAt: number;
-  /** A resync that asked too soon, answered when its turn comes. */
-  resyncTimer: ReturnType<typeof setTimeout> | undefined;
-}
-
-interface PendingRead {
-  causes: Set<UpdateCause>;
-  newcomers: Client[];
-}
-
-/** The last style read of an overlay, reusable while the stored overlay version is unchanged. */
-interface StyleCache {
-  storeVersion: number;
-  /** `"overlay":…,"style":…` of a snapshot frame. */
-  body: string;
-}
-
-interface Channel {
-  overlayId: number;
-  accountId: number;
-  version: number;
-  clients: Set<Client>;
-  /** Style reads of this overlay, one at a time. */
-  queue: Promise<void>;
-  /** The read queued but not yet started, which later events join. */
-  pending: PendingRead | null;
-  /** Reads queued or running. */
-  reads: number;
-  /** Refilled by every read; used only while no read is queued and the stored version matches. */
-  cache: StyleCache | null;
-}
-
 export function createPushGateway(source: PushSource, options: PushGatewayOptions = {}): PushGateway {
   const heartbeatMs = positive('heartbeatMs', options.heartbeatMs, DEFAULT_HEARTBEAT_MS);
   const maxBufferedBytes = positive('maxBufferedBytes', options.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES);
@@ -138,10 +99,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   const stats = { droppedFrames: 0, slowClosed: 0, deadTerminated: 0, maxBufferedSeen: 0, styleReads: 0 };
 
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false });
-  const channels = new Map<number, Channel>();
-  const channelsByAccount = new Map<number, Set<Channel>>();
-  /** Last version each overlay reached, so a channel made again continues from it. */
-  const lastVersions = new Map<number, number>();
+  const { byOverlay: channels, byAccount: channelsByAccount, channelFor, leave } = createOverlayChannels();
   let closed = false;
   const { hasRoomFor, sendOrDrop, sendOrClose, flush } = createSocketOutboxes({ maxBufferedBytes, closeGraceMs }, stats);
   const handleUpgrade = createUpgradeAdmission({
@@ -170,7 +128,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
 
   function accept(socket: WebSocket, overlay: AdmittedOverlay): void {
     const channel = channelFor(overlay.id, overlay.accountId);
-    const client: Client = {
+    const client: PushClient = {
       socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined,
     };
     channel.clients.add(client);
@@ -188,7 +146,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     scheduleRead(channel, null, client);
   }
 
-  function onClientFrame(client: Client, data: RawData, isBinary: boolean): void {
+  function onClientFrame(client: PushClient, data: RawData, isBinary: boolean): void {
     let frame: unknown;
     try {
       frame = isBinary ? undefined : JSON.parse(data.toString());
@@ -212,41 +170,14 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     client.socket.close(CLOSE_CODES.badFrame, 'Unknown frame; the only client frame is {"type":"resync"}.');
   }
 
-  function resync(client: Client): void {
+  function resync(client: PushClient): void {
     client.lastResyncAt = performance.now();
     client.ready = false;
     scheduleRead(client.channel, null, client);
   }
 
-  function channelFor(overlayId: number, accountId: number): Channel {
-    let channel = channels.get(overlayId);
-    if (channel === undefined) {
-      channel = {
-        overlayId, accountId, version: lastVersions.get(overlayId) ?? 0,
-        clients: new Set(), queue: Promise.resolve(), pending: null, reads: 0, cache: null,
-      };
-      channels.set(overlayId, channel);
-      const forAccount = channelsByAccount.get(accountId) ?? new Set<Channel>();
-      forAccount.add(channel);
-      channelsByAccount.set(accountId, forAccount);
-    }
-    return channel;
-  }
-
-  function leave(client: Client): void {
-    const { channel } = client;
-    clearTimeout(client.resyncTimer);
-    channel.clients.delete(client);
-    if (channel.clients.size > 0 || channels.get(channel.overlayId) !== channel) return;
-    lastVersions.set(channel.overlayId, channel.version);
-    channels.delete(channel.overlayId);
-    const forAccount = channelsByAccount.get(channel.accountId);
-    forAccount?.delete(channel);
-    if (forAccount?.size === 0) channelsByAccount.delete(channel.accountId);
-  }
-
   /** Queues a style read of the channel's overlay for an update (`cause`) and/or a snapshot (`newcomer`). */
-  function scheduleRead(channel: Channel | undefined, cause: UpdateCause | null, newcomer?: Client): void {
+  function scheduleRead(channel: Channel | undefined, cause: UpdateCause | null, newcomer?: PushClient): void {
     if (channel === undefined || closed) return;
     if (channel.pending === null) {
       const pending: PendingRead = { causes: new Set(), newcomers: [] };

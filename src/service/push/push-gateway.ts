@@ -18,6 +18,9 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import type { ChatEvent, ChatMessageEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
 import { CLOSE_CODES } from './protocol.ts';
+import { createChatPush } from './chat-frames.ts';
+// The tests check the lower bound against real frames through the gateway's module.
+export { chatFrameLowerBound } from './chat-frames.ts';
 import { createOverlayChannels } from './overlay-channels.ts';
 import type { Channel, PendingRead, PushClient } from './overlay-channels.ts';
 import type { PushSource, PushSourceEvent } from './push-source.ts';
@@ -101,7 +104,9 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false });
   const { byOverlay: channels, byAccount: channelsByAccount, channelFor, leave } = createOverlayChannels();
   let closed = false;
-  const { hasRoomFor, sendOrDrop, sendOrClose, flush } = createSocketOutboxes({ maxBufferedBytes, closeGraceMs }, stats);
+  const outboxes = createSocketOutboxes({ maxBufferedBytes, closeGraceMs }, stats);
+  const { sendOrDrop, sendOrClose, flush } = outboxes;
+  const pushChatEvent = createChatPush(channelsByAccount, outboxes, stats);
   const handleUpgrade = createUpgradeAdmission({
     source, server, maxSocketsPerOverlay, logger, accept,
     socketsOpen: (overlayId) => channels.get(overlayId)?.clients.size ?? 0,
@@ -223,42 +228,6 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     return `{"type":"snapshot","version":${version},${body},"options":${pageOptionsJson}}`;
   }
 
-  function pushChatEvent(accountId: number, event: ChatEvent): void {
-    const accountChannels = channelsByAccount.get(accountId);
-    if (accountChannels === undefined) return;
-    let eventJson: string | undefined;
-    // Only plain messages may be dropped: a missed removal would leave removed text on stream.
-    const droppable = event.type === 'message';
-    for (const channel of accountChannels) {
-      channel.version++;
-      // Under a flood with readers behind, a message no socket has room for is not even built.
-      if (droppable && !anyRoomForChat(channel, event)) continue;
-      eventJson ??= JSON.stringify(event);
-      const frame = encode(`{"type":"chat","version":${channel.version},"event":${eventJson}}`);
-      for (const client of channel.clients) {
-        if (!client.ready) continue;
-        if (droppable) sendOrDrop(client, frame);
-        else sendOrClose(client, frame);
-      }
-    }
-  }
-
-  /**
-   * Whether any ready socket of the channel could still take this message's frame; the sockets
-   * that cannot count it as dropped. Never wrong: the frame is at least chatFrameLowerBound long.
-   */
-  function anyRoomForChat(channel: Channel, event: ChatMessageEvent): boolean {
-    const least = chatFrameLowerBound(event);
-    let full = 0;
-    for (const client of channel.clients) {
-      if (!client.ready || client.socket.readyState !== WebSocket.OPEN) continue;
-      if (hasRoomFor(client, least)) return true;
-      full++;
-    }
-    stats.droppedFrames += full;
-    return false;
-  }
-
   function beat(): void {
     for (const channel of channels.values()) {
       const frame = encode(`{"type":"heartbeat","version":${channel.version}}`);
@@ -307,17 +276,6 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     }),
     close,
   };
-}
-
-/** The fixed part of every chat frame: none is shorter. */
-const MIN_CHAT_FRAME_BYTES = Buffer.byteLength('{"type":"chat","version":0,"event":{}}');
-
-/**
- * Fewer bytes than the message's frame will have, without building it: JSON writes each string
- * in at least as many UTF-8 bytes as it has UTF-16 units.
- */
-export function chatFrameLowerBound(event: ChatMessageEvent): number {
-  return MIN_CHAT_FRAME_BYTES + event.text.length + event.id.length + event.userId.length + event.login.length + event.displayName.length;
 }
 
 function nextTurn(): Promise<void> {

@@ -1,0 +1,68 @@
+// Chat events as `chat` frames on every overlay of the channel's account (docs/push.md#chat).
+// Each event bumps each overlay's version; it is serialized once, and its frame encoded once
+// per overlay for all of the overlay's sockets. Only plain messages may be dropped for a socket
+// that reads too slowly: a missed removal would leave removed text on stream.
+import { WebSocket } from 'ws';
+import type { ChatEvent, ChatMessageEvent } from './protocol.ts';
+import type { Channel } from './overlay-channels.ts';
+import { encode } from './socket-outbox.ts';
+import type { OutboxStats, SocketOutboxes } from './socket-outbox.ts';
+
+/** Sends a chat event to every overlay of the account. */
+export type ChatPush = (accountId: number, event: ChatEvent) => void;
+
+export function createChatPush(
+  channelsByAccount: ReadonlyMap<number, ReadonlySet<Channel>>,
+  outboxes: SocketOutboxes,
+  stats: Pick<OutboxStats, 'droppedFrames'>,
+): ChatPush {
+  const { hasRoomFor, sendOrDrop, sendOrClose } = outboxes;
+
+  function pushChatEvent(accountId: number, event: ChatEvent): void {
+    const accountChannels = channelsByAccount.get(accountId);
+    if (accountChannels === undefined) return;
+    let eventJson: string | undefined;
+    const droppable = event.type === 'message';
+    for (const channel of accountChannels) {
+      channel.version++;
+      // Under a flood with readers behind, a message no socket has room for is not even built.
+      if (droppable && !anyRoomForChat(channel, event)) continue;
+      eventJson ??= JSON.stringify(event);
+      const frame = encode(`{"type":"chat","version":${channel.version},"event":${eventJson}}`);
+      for (const client of channel.clients) {
+        if (!client.ready) continue;
+        if (droppable) sendOrDrop(client, frame);
+        else sendOrClose(client, frame);
+      }
+    }
+  }
+
+  /**
+   * Whether any ready socket of the channel could still take this message's frame; the sockets
+   * that cannot count it as dropped. Never wrong: the frame is at least chatFrameLowerBound long.
+   */
+  function anyRoomForChat(channel: Channel, event: ChatMessageEvent): boolean {
+    const least = chatFrameLowerBound(event);
+    let full = 0;
+    for (const client of channel.clients) {
+      if (!client.ready || client.socket.readyState !== WebSocket.OPEN) continue;
+      if (hasRoomFor(client, least)) return true;
+      full++;
+    }
+    stats.droppedFrames += full;
+    return false;
+  }
+
+  return pushChatEvent;
+}
+
+/** The fixed part of every chat frame: none is shorter. */
+const MIN_CHAT_FRAME_BYTES = Buffer.byteLength('{"type":"chat","version":0,"event":{}}');
+
+/**
+ * Fewer bytes than the message's frame will have, without building it: JSON writes each string
+ * in at least as many UTF-8 bytes as it has UTF-16 units.
+ */
+export function chatFrameLowerBound(event: ChatMessageEvent): number {
+  return MIN_CHAT_FRAME_BYTES + event.text.length + event.id.length + event.userId.length + event.login.length + event.displayName.length;
+}

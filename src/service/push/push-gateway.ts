@@ -23,8 +23,9 @@ import { createChatPush } from './chat-frames.ts';
 export { chatFrameLowerBound } from './chat-frames.ts';
 import { createOverlayChannels } from './overlay-channels.ts';
 import type { Channel, PendingRead, PushClient } from './overlay-channels.ts';
-import type { PushSource, PushSourceEvent } from './push-source.ts';
+import type { PushSource } from './push-source.ts';
 import { createSocketOutboxes, encode } from './socket-outbox.ts';
+import { createStyleReads } from './style-reads.ts';
 import { createUpgradeAdmission } from './upgrade-admission.ts';
 import type { AdmittedOverlay } from './upgrade-admission.ts';
 
@@ -113,23 +114,13 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     isClosed: () => closed,
   });
 
-  const unsubscribe = source.subscribe((event) => onServiceEvent(event));
+  const styleReads = createStyleReads({
+    source, channels, outboxes, stats, pageOptionsJson, resyncIntervalMs, logger, isClosed: () => closed,
+  });
+
+  const unsubscribe = source.subscribe((event) => styleReads.onServiceEvent(event));
   const heartbeat = setInterval(beat, heartbeatMs);
   heartbeat.unref();
-
-  function onServiceEvent(event: PushSourceEvent): void {
-    switch (event.type) {
-      case 'overlay-changed':
-        for (const id of event.overlayIds) scheduleRead(channels.get(id), 'template');
-        break;
-      case 'skin-changed':
-        for (const id of event.overlayIds) scheduleRead(channels.get(id), 'skin');
-        break;
-      case 'viewer-skin-changed':
-        for (const id of event.overlayIds) scheduleRead(channels.get(id), 'viewer-skin');
-        break;
-    }
-  }
 
   function accept(socket: WebSocket, overlay: AdmittedOverlay): void {
     const channel = channelFor(overlay.id, overlay.accountId);
@@ -141,14 +132,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     socket.on('message', (data, isBinary) => onClientFrame(client, data, isBinary));
     socket.on('error', () => { /* 'close' follows and cleans up */ });
     socket.on('close', () => leave(client));
-    // The token lookup just read the stored version: if the last read is of that version and
-    // nothing is queued, it is still the overlay's style.
-    const cache = channel.cache;
-    if (cache !== null && channel.reads === 0 && overlay.version !== undefined && cache.storeVersion === overlay.version) {
-      if (sendOrClose(client, encode(snapshotFrame(channel.version, cache.body)))) client.ready = true;
-      return;
-    }
-    scheduleRead(channel, null, client);
+    styleReads.snapshotNewcomer(client, overlay.version);
   }
 
   function onClientFrame(client: PushClient, data: RawData, isBinary: boolean): void {
@@ -159,73 +143,10 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
       frame = undefined;
     }
     if (typeof frame === 'object' && frame !== null && (frame as { type?: unknown }).type === 'resync') {
-      // A client already waiting for its snapshot gets just that one.
-      if (!client.ready || client.resyncTimer !== undefined) return;
-      const wait = client.lastResyncAt + resyncIntervalMs - performance.now();
-      if (wait <= 0) resync(client);
-      else {
-        client.resyncTimer = setTimeout(() => {
-          client.resyncTimer = undefined;
-          if (client.ready && client.socket.readyState === WebSocket.OPEN) resync(client);
-        }, wait);
-        client.resyncTimer.unref();
-      }
+      styleReads.requestResync(client);
       return;
     }
     client.socket.close(CLOSE_CODES.badFrame, 'Unknown frame; the only client frame is {"type":"resync"}.');
-  }
-
-  function resync(client: PushClient): void {
-    client.lastResyncAt = performance.now();
-    client.ready = false;
-    scheduleRead(client.channel, null, client);
-  }
-
-  /** Queues a style read of the channel's overlay for an update (`cause`) and/or a snapshot (`newcomer`). */
-  function scheduleRead(channel: Channel | undefined, cause: UpdateCause | null, newcomer?: PushClient): void {
-    if (channel === undefined || closed) return;
-    if (channel.pending === null) {
-      const pending: PendingRead = { causes: new Set(), newcomers: [] };
-      channel.pending = pending;
-      channel.reads++;
-      // One turn of the event loop first, so every socket that connects and every event that
-      // arrives in the same I/O phase joins this read (a reconnect storm makes a few reads, not one each).
-      channel.queue = channel.queue.then(nextTurn).then(() => readAndSend(channel, pending)).catch((error: unknown) => {
-        logger?.error({ err: error, overlayId: channel.overlayId }, 'overlay push failed');
-      }).finally(() => { channel.reads--; });
-    }
-    if (cause !== null) channel.pending.causes.add(cause);
-    if (newcomer !== undefined) channel.pending.newcomers.push(newcomer);
-  }
-
-  async function readAndSend(channel: Channel, pending: PendingRead): Promise<void> {
-    if (channel.pending === pending) channel.pending = null;
-    stats.styleReads++;
-    const read = await source.readOverlayStyle(channel.overlayId);
-    if (read === null) {
-      for (const client of channel.clients) client.socket.close(CLOSE_CODES.overlayGone, 'The overlay no longer exists.');
-      return;
-    }
-    const styleJson = JSON.stringify(read.style satisfies OverlayStyle);
-    const body = `"overlay":${JSON.stringify(read.overlay)},"style":${styleJson}`;
-    if (read.version !== undefined) channel.cache = { storeVersion: read.version, body };
-    if (pending.causes.size > 0) {
-      channel.version++;
-      const frame = encode(`{"type":"update","version":${channel.version},"causes":${JSON.stringify([...pending.causes])},"style":${styleJson}}`);
-      for (const client of channel.clients) {
-        if (client.ready) sendOrClose(client, frame);
-      }
-    }
-    const newcomers = pending.newcomers.filter((c) => c.socket.readyState === WebSocket.OPEN);
-    if (newcomers.length === 0) return;
-    const snapshot = encode(snapshotFrame(channel.version, body));
-    for (const client of newcomers) {
-      if (sendOrClose(client, snapshot)) client.ready = true;
-    }
-  }
-
-  function snapshotFrame(version: number, body: string): string {
-    return `{"type":"snapshot","version":${version},${body},"options":${pageOptionsJson}}`;
   }
 
   function beat(): void {
@@ -276,10 +197,6 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     }),
     close,
   };
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -19,6 +19,7 @@ import type { RawData } from 'ws';
 import type { ChatEvent, ChatMessageEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
 import { CLOSE_CODES } from './protocol.ts';
 import { createChatPush } from './chat-frames.ts';
+import { startHeartbeats } from './heartbeats.ts';
 // The tests check the lower bound against real frames through the gateway's module.
 export { chatFrameLowerBound } from './chat-frames.ts';
 import { createOverlayChannels } from './overlay-channels.ts';
@@ -119,8 +120,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   });
 
   const unsubscribe = source.subscribe((event) => styleReads.onServiceEvent(event));
-  const heartbeat = setInterval(beat, heartbeatMs);
-  heartbeat.unref();
+  const heartbeats = startHeartbeats(heartbeatMs, channels, outboxes, stats);
 
   function accept(socket: WebSocket, overlay: AdmittedOverlay): void {
     const channel = channelFor(overlay.id, overlay.accountId);
@@ -128,7 +128,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
       socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined,
     };
     channel.clients.add(client);
-    socket.on('pong', () => { client.alive = true; });
+    heartbeats.watch(client);
     socket.on('message', (data, isBinary) => onClientFrame(client, data, isBinary));
     socket.on('error', () => { /* 'close' follows and cleans up */ });
     socket.on('close', () => leave(client));
@@ -149,26 +149,10 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     client.socket.close(CLOSE_CODES.badFrame, 'Unknown frame; the only client frame is {"type":"resync"}.');
   }
 
-  function beat(): void {
-    for (const channel of channels.values()) {
-      const frame = encode(`{"type":"heartbeat","version":${channel.version}}`);
-      for (const client of channel.clients) {
-        if (!client.alive) {
-          stats.deadTerminated++;
-          client.socket.terminate();
-          continue;
-        }
-        client.alive = false;
-        client.socket.ping();
-        if (client.ready) sendOrDrop(client, frame);
-      }
-    }
-  }
-
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
-    clearInterval(heartbeat);
+    heartbeats.stop();
     unsubscribe();
     // A style change made just before the stop (a command finishing) still reaches the pages:
     // the reads already queued run first, for a bounded while.

@@ -2,33 +2,29 @@
 // overlay's token, get a snapshot of the style, then updates after every committed change that
 // affects them and the channel's chat events, each frame with the overlay's next version.
 //
-// Per overlay the gateway keeps one channel: its sockets, its version counter and a queue of
-// style reads. Style reads run one at a time per overlay, and every change or newcomer that
-// arrives while a read is queued joins it; every read serves both the update to connected sockets and the
-// snapshot to sockets that joined meanwhile. A socket that joins while the stored overlay
-// version still matches the last read gets that read's snapshot without a new one. Frames are
-// serialized and encoded once per overlay and the same bytes go to each of its sockets.
-//
-// Bounds: a socket that reads too slowly gets no more chat messages, or is closed when a frame
-// may not be dropped (socket-outbox.ts). Pings every `heartbeatMs` end sockets that did not
-// answer the previous one.
+// This file wires the parts together and shuts them down: upgrade-admission.ts lets sockets in,
+// overlay-channels.ts keeps each overlay's sockets and version, style-reads.ts sends snapshots
+// and updates, chat-frames.ts the chat, heartbeats.ts pings and ends dead sockets, and every
+// frame goes through its socket's outbox (socket-outbox.ts: one message per turn, flow control).
+// Frames are serialized and encoded once per overlay and the same bytes go to each of its sockets.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
-import type { RawData } from 'ws';
-import type { ChatEvent, ChatMessageEvent, OverlayPageOptions, OverlayStyle, UpdateCause } from './protocol.ts';
-import { CLOSE_CODES } from './protocol.ts';
+import { WebSocketServer } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { createChatPush } from './chat-frames.ts';
 import { startHeartbeats } from './heartbeats.ts';
-// The tests check the lower bound against real frames through the gateway's module.
-export { chatFrameLowerBound } from './chat-frames.ts';
 import { createOverlayChannels } from './overlay-channels.ts';
-import type { Channel, PendingRead, PushClient } from './overlay-channels.ts';
+import type { PushClient } from './overlay-channels.ts';
+import type { ChatEvent, OverlayPageOptions } from './protocol.ts';
+import { CLOSE_CODES } from './protocol.ts';
 import type { PushSource } from './push-source.ts';
-import { createSocketOutboxes, encode } from './socket-outbox.ts';
+import { createSocketOutboxes } from './socket-outbox.ts';
 import { createStyleReads } from './style-reads.ts';
 import { createUpgradeAdmission } from './upgrade-admission.ts';
 import type { AdmittedOverlay } from './upgrade-admission.ts';
+
+// The tests check the lower bound against real frames through the gateway's module.
+export { chatFrameLowerBound } from './chat-frames.ts';
 
 export interface PushGatewayOptions {
   /** Ping and heartbeat interval. Default 30 000 ms. */
@@ -103,27 +99,26 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   const logger = options.logger;
   const stats = { droppedFrames: 0, slowClosed: 0, deadTerminated: 0, maxBufferedSeen: 0, styleReads: 0 };
 
-  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false });
-  const { byOverlay: channels, byAccount: channelsByAccount, channelFor, leave } = createOverlayChannels();
   let closed = false;
+  const isClosed = (): boolean => closed;
+
+  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false });
+  const channels = createOverlayChannels();
   const outboxes = createSocketOutboxes({ maxBufferedBytes, closeGraceMs }, stats);
-  const { sendOrDrop, sendOrClose, flush } = outboxes;
-  const pushChatEvent = createChatPush(channelsByAccount, outboxes, stats);
-  const handleUpgrade = createUpgradeAdmission({
-    source, server, maxSocketsPerOverlay, logger, accept,
-    socketsOpen: (overlayId) => channels.get(overlayId)?.clients.size ?? 0,
-    isClosed: () => closed,
-  });
-
   const styleReads = createStyleReads({
-    source, channels, outboxes, stats, pageOptionsJson, resyncIntervalMs, logger, isClosed: () => closed,
+    source, channels: channels.byOverlay, outboxes, stats, pageOptionsJson, resyncIntervalMs, logger, isClosed,
   });
-
+  const pushChatEvent = createChatPush(channels.byAccount, outboxes, stats);
+  const handleUpgrade = createUpgradeAdmission({
+    source, server, maxSocketsPerOverlay, logger, accept, isClosed,
+    socketsOpen: (overlayId) => channels.byOverlay.get(overlayId)?.clients.size ?? 0,
+  });
   const unsubscribe = source.subscribe((event) => styleReads.onServiceEvent(event));
-  const heartbeats = startHeartbeats(heartbeatMs, channels, outboxes, stats);
+  const heartbeats = startHeartbeats(heartbeatMs, channels.byOverlay, outboxes, stats);
 
+  /** Joins a socket the admission let in to its overlay's channel; its snapshot follows. */
   function accept(socket: WebSocket, overlay: AdmittedOverlay): void {
-    const channel = channelFor(overlay.id, overlay.accountId);
+    const channel = channels.channelFor(overlay.id, overlay.accountId);
     const client: PushClient = {
       socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined,
     };
@@ -131,22 +126,13 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     heartbeats.watch(client);
     socket.on('message', (data, isBinary) => onClientFrame(client, data, isBinary));
     socket.on('error', () => { /* 'close' follows and cleans up */ });
-    socket.on('close', () => leave(client));
+    socket.on('close', () => channels.leave(client));
     styleReads.snapshotNewcomer(client, overlay.version);
   }
 
   function onClientFrame(client: PushClient, data: RawData, isBinary: boolean): void {
-    let frame: unknown;
-    try {
-      frame = isBinary ? undefined : JSON.parse(data.toString());
-    } catch {
-      frame = undefined;
-    }
-    if (typeof frame === 'object' && frame !== null && (frame as { type?: unknown }).type === 'resync') {
-      styleReads.requestResync(client);
-      return;
-    }
-    client.socket.close(CLOSE_CODES.badFrame, 'Unknown frame; the only client frame is {"type":"resync"}.');
+    if (isResyncFrame(data, isBinary)) styleReads.requestResync(client);
+    else client.socket.close(CLOSE_CODES.badFrame, 'Unknown frame; the only client frame is {"type":"resync"}.');
   }
 
   async function close(): Promise<void> {
@@ -156,11 +142,11 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     unsubscribe();
     // A style change made just before the stop (a command finishing) still reaches the pages:
     // the reads already queued run first, for a bounded while.
-    const queued = Promise.all([...channels.values()].map((channel) => channel.queue));
+    const queued = Promise.all([...channels.byOverlay.values()].map((channel) => channel.queue));
     await Promise.race([queued, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
-    flush(); // what was queued goes out before the close frame
+    outboxes.flush(); // what was queued goes out before the close frame
     const closing: Promise<void>[] = [];
-    for (const channel of channels.values()) {
+    for (const channel of channels.byOverlay.values()) {
       for (const client of channel.clients) {
         closing.push(new Promise((resolve) => client.socket.once('close', () => resolve())));
         client.socket.close(CLOSE_CODES.goingAway, 'Server shutting down.');
@@ -175,12 +161,23 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     handleUpgrade,
     pushChatEvent,
     stats: () => ({
-      overlays: channels.size,
-      sockets: [...channels.values()].reduce((n, c) => n + c.clients.size, 0),
+      overlays: channels.byOverlay.size,
+      sockets: [...channels.byOverlay.values()].reduce((n, c) => n + c.clients.size, 0),
       ...stats,
     }),
     close,
   };
+}
+
+/** The only frame a page may send: `{"type":"resync"}`. */
+function isResyncFrame(data: RawData, isBinary: boolean): boolean {
+  let frame: unknown;
+  try {
+    frame = isBinary ? undefined : JSON.parse(data.toString());
+  } catch {
+    frame = undefined;
+  }
+  return typeof frame === 'object' && frame !== null && (frame as { type?: unknown }).type === 'resync';
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -23,9 +23,6 @@ import { createStyleReads } from './style-reads.ts';
 import { createUpgradeAdmission } from './upgrade-admission.ts';
 import type { AdmittedOverlay } from './upgrade-admission.ts';
 
-// The tests check the lower bound against real frames through the gateway's module.
-export { chatFrameLowerBound } from './chat-frames.ts';
-
 export interface PushGatewayOptions {
   /** Ping and heartbeat interval. Default 30 000 ms. */
   heartbeatMs?: number;
@@ -46,13 +43,13 @@ export interface PushGatewayOptions {
   resyncIntervalMs?: number;
   /** Page options sent with every snapshot. */
   page?: Partial<Omit<OverlayPageOptions, 'heartbeatMs'>>;
-  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  logger?: { error(obj: object, msg: string): void };
 }
 
 export interface PushGatewayStats {
   overlays: number;
   sockets: number;
-  /** Chat message frames not sent because a socket's buffer was full. */
+  /** Frames that may be missed (chat messages, heartbeats) not sent because a socket's buffer was full. */
   droppedFrames: number;
   /** Sockets closed with 4008. */
   slowClosed: number;

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ChatMessageEvent } from '../../../src/service/push/protocol.ts';
-import { chatFrameLowerBound } from '../../../src/service/push/push-gateway.ts';
+import { chatFrameLowerBound } from '../../../src/service/push/chat-frames.ts';
 import { OverlaySocket, startPushTestServer } from './push-test-server.ts';
 import type { PushTestServer } from './push-test-server.ts';
 

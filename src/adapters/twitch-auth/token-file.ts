@@ -1,9 +1,12 @@
 // A Twitch user token on disk (the broadcaster's, twitch.broadcaster.tokenFile; the bot's,
 // twitch.bot.tokenFile): one JSON file, readable and writable by its owner only (0600, in a
 // folder created 0700), replaced atomically (write a temporary file, then rename) so a crash
-// while saving a refreshed token never leaves half a file. Written by `chatskin twitch auth`
+// while saving a refreshed token never leaves half a file; the folder is synced after the rename,
+// so a refreshed token (Twitch may have retired the old refresh token) also outlives a power cut,
+// and a temporary file a crashed save left behind (it holds a token) goes at the next save.
+// Written by `chatskin twitch auth`
 // (`--bot` for the bot's), rewritten by the host on every refresh, so tokens survive restarts.
-import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { errorText } from '../../host/error-text.ts';
@@ -102,6 +105,7 @@ export async function writeTokenFile(file: string, token: StoredTwitchToken): Pr
   const checked = storedTokenSchema.parse(token);
   const folder = path.dirname(path.resolve(file));
   await mkdir(folder, { recursive: true, mode: 0o700 });
+  await removeStaleTemporaries(folder, path.basename(file));
   const temporary = path.join(folder, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   const handle = await open(temporary, 'wx', OWNER_ONLY);
   try {
@@ -117,5 +121,42 @@ export async function writeTokenFile(file: string, token: StoredTwitchToken): Pr
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
+  }
+  await syncFolder(folder);
+}
+
+/** A temporary file this old is a crashed save's, never one another process is writing now. */
+export const STALE_TEMPORARY_MS = 60_000;
+
+/** Removes `.NAME.<pid>.<time>.tmp` files older than STALE_TEMPORARY_MS: each holds a token. */
+async function removeStaleTemporaries(folder: string, name: string): Promise<void> {
+  const prefix = `.${name}.`;
+  let entries: string[];
+  try {
+    entries = await readdir(folder);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!entry.startsWith(prefix) || !entry.endsWith('.tmp')) continue;
+    const leftover = path.join(folder, entry);
+    try {
+      if (Date.now() - (await stat(leftover)).mtimeMs > STALE_TEMPORARY_MS) await rm(leftover, { force: true });
+    } catch {
+      // Gone meanwhile, or not ours to remove: the save goes on.
+    }
+  }
+}
+
+/** Makes the rename durable; a file system that cannot sync a folder is left as it is. */
+async function syncFolder(folder: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(folder, 'r');
+    await handle.sync();
+  } catch {
+    // EISDIR/EINVAL/EPERM on file systems (or platforms) without folder sync: the file is written.
+  } finally {
+    await handle?.close();
   }
 }

@@ -18,8 +18,18 @@ export class SlidingWindow {
     return this.#times.length;
   }
 
+  /**
+   * Drops the sends that left the window first, so a window only written to (the reply queue's
+   * on a transport without limits never asks for a count) stays as small as one that is read.
+   */
   record(now: number): void {
+    this.count(now);
     this.#times.push(now);
+  }
+
+  /** Send times kept (what the window costs in memory). */
+  get held(): number {
+    return this.#times.length;
   }
 
   /** The earliest time at which one more send keeps the window at or under `limit`. */

@@ -40,6 +40,11 @@ export class CommandCooldown {
     return this.#globalMs > 0 || this.#userMs > 0;
   }
 
+  /** Chatters' entries kept in all (what the cooldown costs in memory). */
+  get remembered(): number {
+    return this.#userUntil.size + this.#userNoticedUntil.size + this.#givenBackUntil.size;
+  }
+
   /** Whether `userId` may use the command at `now`; records that a notice is due, if one is. */
   check(userId: string, now: number): CooldownCheck {
     const userUntil = this.#userUntil.get(userId) ?? -Infinity;
@@ -82,8 +87,13 @@ export class CommandCooldown {
     this.#givenBackUntil.set(userId, use.at + Math.max(this.#globalMs, this.#userMs));
     if (this.#globalMs > 0 && this.#globalUntil === use.globalUntil) this.#globalUntil = use.previousGlobalUntil;
     if (this.#userMs > 0 && this.#userUntil.get(userId) === use.userUntil) {
-      if (use.previousUserUntil === undefined) this.#userUntil.delete(userId);
-      else this.#userUntil.set(userId, use.previousUserUntil);
+      if (use.previousUserUntil === undefined) {
+        this.#userUntil.delete(userId);
+        // A notice of the window taken back would otherwise outlive it: the sweep goes by #userUntil.
+        this.#userNoticedUntil.delete(userId);
+      } else {
+        this.#userUntil.set(userId, use.previousUserUntil);
+      }
     }
     if (this.#givenBackUntil.size > SWEEP_AT) {
       for (const [id, until] of this.#givenBackUntil) if (until <= now) this.#givenBackUntil.delete(id);

@@ -309,6 +309,18 @@ function chaosLoad(irc: FakeTwitchIrc, helix: FakeHelix, running: () => boolean)
     ['slow mode 30', () => irc.setSlowMode(CHANNEL, 30)],
     ['irc drop', () => irc.dropAllConnections()],
     ['slow mode off', () => irc.setSlowMode(CHANNEL, 0)],
+    ['irc silent 25 s + drop', () => {
+      // Connections open but never log in: the login watchdog gives up on each (a fresh tmi.js client).
+      irc.silent = true;
+      irc.dropAllConnections();
+      setTimeout(() => {
+        irc.silent = false;
+      }, 25_000).unref();
+    }],
+    ['eventsub welcome withheld + drop', () => {
+      helix.eventSub.withholdWelcome(1);
+      helix.eventSub.dropAllConnections();
+    }],
   ];
   return every(CHAOS_SECONDS * 1000, running, (n) => {
     if (n === 0) return;
@@ -334,7 +346,7 @@ const mb = (bytes: number) => (bytes / MB).toFixed(1).padStart(6);
 const handleSummary = (s: SoakSample) => Object.entries(s.resources).sort().map(([type, count]) => `${type.replace(/Wrap$/, '')} ${count}`).join(', ');
 
 function row(t: number, s: SoakSample): string {
-  return `${String(Math.round(t)).padStart(5)} s  heap ${mb(s.heapUsed)} MB  rss ${mb(s.rss)} MB  ext ${mb(s.external)} MB  `
+  return `${String(Math.round(t)).padStart(5)} s  heap ${mb(s.heapUsed)} of ${mb(s.heapTotal)} MB  rss ${mb(s.rss)} MB  ext ${mb(s.external)} MB  `
     + `handles ${String(Object.values(s.resources).reduce((a, b) => a + b, 0)).padStart(3)}  `
     + `listeners ${String(s.emitters.listeners).padStart(5)} on ${String(s.emitters.live).padStart(4)} emitters  `
     + `sockets ${String(s.gateway['sockets']).padStart(2)}  chat ${s.twitchState}`;
@@ -361,6 +373,9 @@ async function main(): Promise<void> {
   console.log(`  load: chat ${CHAT_RATE} lines/s (40% new chatters), mod commands 1/s, viewer commands 3/s, API ${API_RATE}/s over ${Object.keys(host.ready.keys).length} keys, `
     + `overlay sockets ${SOCKET_RATE}/s (1 in 8 never reads), local chat 2 displayed + 1 said (commands)/s, redemptions 2/s, chaos every ${CHAOS_SECONDS} s`);
 
+  // Before any load: what the idle host holds, to compare with the end once the load has stopped.
+  const idle = await host.request<SoakSample>({ cmd: 'sample' }, 'sample');
+  console.log(`${row(0, idle)}   (idle, before the load)`);
   const startedAt = performance.now();
   const elapsed = () => (performance.now() - startedAt) / 1000;
   let running = true;
@@ -402,12 +417,12 @@ async function main(): Promise<void> {
   const last = samples.at(-1)!;
   const perMinute = (a: number, b: number) => ((b - a) / ((last.t - warm.t) / 60));
   console.log('\ntrend (after warm-up -> end of load):');
-  console.log(`  heap after GC  ${mb(first.sample.heapUsed)} (start) ${mb(warm.sample.heapUsed)} (warm) ${mb(last.sample.heapUsed)} (end) ${mb(quiet.heapUsed)} (quiet) MB; `
+  console.log(`  heap after GC  ${mb(idle.heapUsed)} (idle) ${mb(first.sample.heapUsed)} (start) ${mb(warm.sample.heapUsed)} (warm) ${mb(last.sample.heapUsed)} (end) ${mb(quiet.heapUsed)} (quiet) MB; `
     + `${(perMinute(warm.sample.heapUsed, last.sample.heapUsed) / MB).toFixed(2)} MB/min after warm-up`);
-  console.log(`  rss            ${mb(first.sample.rss)} (start) ${mb(warm.sample.rss)} (warm) ${mb(last.sample.rss)} (end) ${mb(quiet.rss)} (quiet) MB`);
-  console.log(`  handles        start: ${handleSummary(first.sample)}\n                 warm:  ${handleSummary(warm.sample)}\n`
+  console.log(`  rss            ${mb(idle.rss)} (idle) ${mb(first.sample.rss)} (start) ${mb(warm.sample.rss)} (warm) ${mb(last.sample.rss)} (end) ${mb(quiet.rss)} (quiet) MB`);
+  console.log(`  handles        idle:  ${handleSummary(idle)}\n                 start: ${handleSummary(first.sample)}\n                 warm:  ${handleSummary(warm.sample)}\n`
     + `                 end:   ${handleSummary(last.sample)}\n                 quiet: ${handleSummary(quiet)}`);
-  console.log(`  listeners      ${first.sample.emitters.listeners} (start) ${warm.sample.emitters.listeners} (warm) ${last.sample.emitters.listeners} (end) ${quiet.emitters.listeners} (quiet)`);
+  console.log(`  listeners      ${idle.emitters.listeners} (idle) ${first.sample.emitters.listeners} (start) ${warm.sample.emitters.listeners} (warm) ${last.sample.emitters.listeners} (end) ${quiet.emitters.listeners} (quiet)`);
   console.log(`  most listeners at the end: ${Object.entries(quiet.topListeners).map(([k, v]) => `${k}: ${v}`).join('; ')}`);
   console.log(`  gateway (quiet): ${JSON.stringify(quiet.gateway)}`);
   console.log(`  load sent: ${sent.chat} chat lines (${sent.newChatters} from new chatters), ${sent.modCommands} mod and ${sent.viewerCommands} viewer commands, `

@@ -5,6 +5,7 @@
 // full GC, RSS, active handles by type and the listener counts of long-lived emitters, and
 // { cmd: 'snapshot', file } writes a heap snapshot.
 import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { pino } from 'pino';
@@ -19,6 +20,21 @@ const tracked = new WeakSet<EventEmitter>();
 for (const method of ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener'] as const) {
   const original = EventEmitter.prototype[method];
   EventEmitter.prototype[method] = function (this: EventEmitter, ...args: Parameters<typeof original>) {
+    if (!tracked.has(this)) {
+      tracked.add(this);
+      emitters.push(new WeakRef(this));
+    }
+    return original.apply(this, args);
+  } as typeof original;
+}
+
+// tmi.js has an EventEmitter of its own (the Twitch chat client's events): watched the same way.
+const tmiEvents = createRequire(import.meta.url)('tmi.js/lib/events.js') as { EventEmitter: typeof EventEmitter } | typeof EventEmitter;
+const TmiEmitter = 'EventEmitter' in tmiEvents ? tmiEvents.EventEmitter : tmiEvents;
+for (const method of ['on', 'addListener', 'once'] as const) {
+  const original = TmiEmitter.prototype[method];
+  if (typeof original !== 'function') continue;
+  TmiEmitter.prototype[method] = function (this: EventEmitter, ...args: Parameters<typeof original>) {
     if (!tracked.has(this)) {
       tracked.add(this);
       emitters.push(new WeakRef(this));
@@ -107,7 +123,8 @@ function listenerCounts(): SoakSample['emitters'] & { top: Record<string, number
       continue;
     }
     live += 1;
-    for (const name of emitter.eventNames()) {
+    const names = typeof emitter.eventNames === 'function' ? emitter.eventNames() : Object.keys((emitter as unknown as { _events?: object })._events ?? {});
+    for (const name of names) {
       const count = emitter.listenerCount(name);
       listeners += count;
       rows.push([`${emitter.constructor?.name ?? '?'} ${String(name)}`, count]);

@@ -63,16 +63,30 @@ interface ScrubbingDestination extends DestinationStream {
   [LEARN_SECRETS](secrets: readonly string[]): void;
 }
 
+/**
+ * Secrets learned while running that are kept, newest first: every token refresh teaches two, and
+ * the scrubber runs over every line, so a host up for a year must not check thousands of retired
+ * tokens. A token this many refreshes old has long expired (Twitch's live a few hours).
+ */
+export const MAX_LEARNED_SECRETS = 64;
+
 export function createLogger(options: LoggerOptions): Logger {
-  const secrets = new Set(options.secrets ?? []);
-  let scrub = createScrubber([...secrets]);
+  const configured = options.secrets ?? [];
+  const learned = new Set<string>();
+  let scrub = createScrubber([...configured]);
   const target = options.destination ?? process.stdout;
   const destination: ScrubbingDestination = {
     write: (line: string) => target.write(scrub(line)),
     [LEARN_SECRETS](more) {
-      const before = secrets.size;
-      for (const secret of more) secrets.add(secret);
-      if (secrets.size !== before) scrub = createScrubber([...secrets]);
+      const fresh = more.filter((secret) => !configured.includes(secret) && !learned.has(secret));
+      if (fresh.length === 0) return;
+      for (const secret of fresh) learned.add(secret);
+      // A Set keeps insertion order: the oldest learned go first.
+      for (const secret of learned) {
+        if (learned.size <= MAX_LEARNED_SECRETS) break;
+        learned.delete(secret);
+      }
+      scrub = createScrubber([...configured, ...learned]);
     },
   };
   return pino({ level: options.level, base: { name: 'chatskin' } }, destination);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configSecrets } from '../../src/config/config-secrets.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { pino } from 'pino';
-import { addLogSecrets, REDACTED } from '../../src/host/logger.ts';
+import { addLogSecrets, MAX_LEARNED_SECRETS, REDACTED } from '../../src/host/logger.ts';
 import { captureLogs } from './log-capture.ts';
 
 describe('createLogger: secrets never reach the log', () => {
@@ -57,6 +57,19 @@ describe('createLogger: secrets never reach the log', () => {
     expect(lines[0]).toContain('learnedtoken1');
     expect(lines.slice(1).join('')).not.toContain('learnedtoken1');
     expect(lines.slice(1).join('')).toContain(REDACTED);
+  });
+
+  it('keeps the newest MAX_LEARNED_SECRETS learned secrets (a year of refreshes must not slow every line), and the config\'s always', () => {
+    const { logger, lines } = captureLogs(['configured-secret-value']);
+    const learned = Array.from({ length: MAX_LEARNED_SECRETS * 3 }, (_, index) => `retired-secret-${index}-x`);
+    for (let index = 0; index < learned.length; index += 2) addLogSecrets(logger, learned.slice(index, index + 2));
+    const newest = learned.slice(-MAX_LEARNED_SECRETS);
+    logger.info(`config configured-secret-value; newest ${newest.join(' ')}`);
+    expect(lines[0]).not.toContain('configured-secret-value');
+    for (const secret of newest) expect(lines[0]).not.toContain(secret);
+    // Beyond the bound the oldest are dropped (so the scrubber's work stays bounded).
+    logger.info(`oldest ${learned[0]}`);
+    expect(lines[1]).toContain(learned[0]);
   });
 
   it('a logger it did not make has no scrubber to teach', () => {

@@ -76,7 +76,7 @@ async function serviceCost(dbPath: string, token: string, synchronous: Synchrono
       for (let i = 0; i < calls; i++) await fn(i);
       return ((performance.now() - started) * 1000) / calls;
     };
-    const accountId = (await service.authenticate(token))!.id;
+    const accountId = (await service.authenticate(token))!.account.id;
     return {
       GET: await time(4_000, async () => {
         await service.authenticate(token);

@@ -32,8 +32,14 @@ export interface ApiKeys {
   revokeKey(login: string): Promise<ApiKeyInfo>;
   /** The active key's prefix and creation time, or null. */
   describeKey(login: string): Promise<ApiKeyInfo | null>;
-  /** The key's account (premium read fresh), or null for a missing, malformed, unknown or revoked key. */
-  authenticate(token: string): Promise<Account | null>;
+  /** The key and its account (premium read fresh), or null for a missing, malformed, unknown or revoked key. */
+  authenticate(token: string): Promise<ApiKeyCaller | null>;
+}
+
+/** Who an API key's request comes from: the account, and which of its keys (the rate limit counts per key). */
+export interface ApiKeyCaller {
+  account: Account;
+  keyId: number;
 }
 
 export function hashApiKey(token: string): Uint8Array {
@@ -89,7 +95,7 @@ export function createApiKeys(store: Store): ApiKeys {
       // The lookup is by hash already; compare anyway in constant time, as a guard on the index.
       const stored = Buffer.from(found.key.hash);
       if (stored.length !== hash.length || !timingSafeEqual(stored, hash)) return null;
-      return { ...found.account };
+      return { account: { ...found.account }, keyId: found.key.id };
     },
   };
 }

@@ -4,7 +4,6 @@
 // its token is even looked at, so keys cannot be guessed at speed.
 import { isIP } from 'node:net';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { hashApiKey } from '../api-keys.ts';
 import type { Account } from '../types.ts';
 import type { ErrorResponder } from './error-response.ts';
 import { MESSAGES } from './error-response.ts';
@@ -16,7 +15,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The calling account, set by authentication; null before it or outside the API. */
     account: Account | null;
-    /** What the per-key rate limit counts under: the API key's SHA-256, never the key itself. */
+    /** What the per-key rate limit counts under: the API key's id, never the key itself. */
     rateLimitKey: string | null;
   }
 }
@@ -35,14 +34,6 @@ export function bearerToken(header: string | undefined): string | null {
   if (header === undefined) return null;
   const match = BEARER.exec(header);
   return match?.[1] ?? null;
-}
-
-/**
- * The spec limits requests per API key: a key made after a revoke is another key, with a window
- * of its own. Counted under the key's hash, so the limiter never holds a secret.
- */
-export function rateLimitKeyOf(token: string): string {
-  return Buffer.from(hashApiKey(token)).toString('base64');
 }
 
 /**
@@ -69,12 +60,14 @@ export function createAuthenticationHook(options: {
       return sendTooManyAttempts(request, reply, responder, budget, now);
     }
     const token = bearerToken(request.headers.authorization);
-    const account = token === null ? null : await authenticate(token);
-    if (account === null) {
+    const caller = token === null ? null : await authenticate(token);
+    if (caller === null) {
       failedAuthLimiter.hit(address);
       return responder.send(request, reply, 401, { message: MESSAGES.unauthenticated });
     }
-    request.account = account;
-    request.rateLimitKey = rateLimitKeyOf(token!);
+    request.account = caller.account;
+    // The spec limits requests per API key: a key made after a revoke is another key, with a
+    // window of its own. Its id, from the lookup just made: no second hash, no secret kept.
+    request.rateLimitKey = String(caller.keyId);
   };
 }

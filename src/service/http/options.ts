@@ -1,10 +1,11 @@
 // Options of the API layer and their defaults (DESIGN.md section 2).
 import type { FastifyBaseLogger } from 'fastify';
-import type { Account, StyleOperations } from '../types.ts';
+import type { ApiKeyCaller } from '../api-keys.ts';
+import type { StyleOperations } from '../types.ts';
 import { DEFAULT_MAX_KEYS } from './fixed-window-limiter.ts';
 
 /** Looks a bearer token up; null for a missing, unknown or revoked key. Called on every request. */
-export type Authenticate = (token: string) => Promise<Account | null> | Account | null;
+export type Authenticate = (token: string) => Promise<ApiKeyCaller | null> | ApiKeyCaller | null;
 
 /** Milliseconds since the Unix epoch; injectable so tests can roll windows over without sleeping. */
 export type Clock = () => number;

@@ -41,9 +41,9 @@ describe('API keys', () => {
 
   it('authenticate to the account with its current premium flag', async () => {
     const { token } = await h.service.createKey('alice');
-    expect(await h.service.authenticate(token)).toEqual({ id: 1, login: 'alice', premium: true, twitchUserId: null });
+    expect((await h.service.authenticate(token))?.account).toEqual({ id: 1, login: 'alice', premium: true, twitchUserId: null });
     await h.service.setPremium('alice', false);
-    expect((await h.service.authenticate(token))?.premium).toBe(false);
+    expect((await h.service.authenticate(token))?.account.premium).toBe(false);
   });
 
   it('refuse malformed, unknown and near-miss tokens', async () => {
@@ -100,6 +100,6 @@ describe('API keys', () => {
     const other = new DatabaseSync(h.dbPath);
     other.prepare("UPDATE accounts SET premium = 0 WHERE login = 'alice'").run();
     other.close();
-    expect((await h.service.authenticate(token))?.premium).toBe(false);
+    expect((await h.service.authenticate(token))?.account.premium).toBe(false);
   });
 });

@@ -97,7 +97,7 @@ export function loadConfig(path: string, env: Env = process.env): Config {
     parseWithIssues(substituted.value, file, lineAt, unechoed);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    schemaIssues = error.issues.filter((issue) => !failed.some((path) => issue.path === path || issue.path.startsWith(`${path}.`) || issue.path.startsWith(`${path}[`)));
+    schemaIssues = error.issues.filter((issue) => !failed.some((path) => issue.path === path || isInside(issue.path, path)));
   }
   throw new ConfigError(file, [...schemaIssues, ...envIssues]);
 }
@@ -107,10 +107,15 @@ function withSettingsFromEnvironment(config: Config, fromEnv: ReadonlySet<string
   if (fromEnv.size === 0) return config;
   const plugins = Object.fromEntries(Object.entries(config.plugins).map(([name, entry]) => {
     const prefix = formatConfigPath(['plugins', name]);
-    const own = [...fromEnv].filter((path) => path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`));
+    const own = [...fromEnv].filter((path) => isInside(path, prefix));
     return [name, own.length === 0 ? entry : { ...entry, settingsFromEnvironment: new Set(own) }];
   }));
   return { ...config, plugins };
+}
+
+/** Whether the formatted config path `path` is below `parent` (`http.port` in `http`, `channels[0]` in `channels`). */
+function isInside(path: string, parent: string): boolean {
+  return path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
 }
 
 /** Validates an already-parsed config object (no file, no env substitution). */

@@ -17,31 +17,26 @@ import { pino } from 'pino';
  */
 const emitters: WeakRef<EventEmitter>[] = [];
 const tracked = new WeakSet<EventEmitter>();
-for (const method of ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener'] as const) {
-  const original = EventEmitter.prototype[method];
-  EventEmitter.prototype[method] = function (this: EventEmitter, ...args: Parameters<typeof original>) {
-    if (!tracked.has(this)) {
-      tracked.add(this);
-      emitters.push(new WeakRef(this));
-    }
-    return original.apply(this, args);
-  } as typeof original;
+
+/** Wraps the prototype's listener-adding methods so each emitter that gets a listener is remembered (weakly). */
+function trackEmitters(prototype: EventEmitter, methods: readonly ('on' | 'addListener' | 'once' | 'prependListener' | 'prependOnceListener')[]): void {
+  for (const method of methods) {
+    const original = prototype[method];
+    if (typeof original !== 'function') continue;
+    prototype[method] = function (this: EventEmitter, ...args: Parameters<typeof original>) {
+      if (!tracked.has(this)) {
+        tracked.add(this);
+        emitters.push(new WeakRef(this));
+      }
+      return original.apply(this, args);
+    } as typeof original;
+  }
 }
 
+trackEmitters(EventEmitter.prototype, ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener']);
 // tmi.js has an EventEmitter of its own (the Twitch chat client's events): watched the same way.
 const tmiEvents = createRequire(import.meta.url)('tmi.js/lib/events.js') as { EventEmitter: typeof EventEmitter } | typeof EventEmitter;
-const TmiEmitter = 'EventEmitter' in tmiEvents ? tmiEvents.EventEmitter : tmiEvents;
-for (const method of ['on', 'addListener', 'once'] as const) {
-  const original = TmiEmitter.prototype[method];
-  if (typeof original !== 'function') continue;
-  TmiEmitter.prototype[method] = function (this: EventEmitter, ...args: Parameters<typeof original>) {
-    if (!tracked.has(this)) {
-      tracked.add(this);
-      emitters.push(new WeakRef(this));
-    }
-    return original.apply(this, args);
-  } as typeof original;
-}
+trackEmitters(('EventEmitter' in tmiEvents ? tmiEvents.EventEmitter : tmiEvents).prototype, ['on', 'addListener', 'once']);
 
 const warnings: string[] = [];
 process.on('warning', (warning) => {

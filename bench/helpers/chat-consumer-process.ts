@@ -131,24 +131,26 @@ async function runHost(port: number, dir: string): Promise<void> {
   let started = 0;
   let failed = 0;
   let pending = 0;
-  const register = running.service.registerViewer.bind(running.service);
+  const register = running.service.registerViewers.bind(running.service);
   const counter = new LineCounter({
     registrations: () => ({ started, failed, pending }),
     droppedFrames: () => running.gateway.stats().droppedFrames,
   });
-  running.service.registerViewer = (viewer) => {
-    started += 1;
-    pending += 1;
-    return register(viewer).then(
-      (result) => {
-        pending -= 1;
-        counter.settled();
-        return result;
+  running.service.registerViewers = (viewers) => {
+    started += viewers.length;
+    pending += viewers.length;
+    const settle = (failures: number): void => {
+      pending -= viewers.length;
+      failed += failures;
+      counter.settled();
+    };
+    return register(viewers).then(
+      (outcomes) => {
+        settle(outcomes.filter((outcome) => outcome.status === 'rejected').length);
+        return outcomes;
       },
       (error: unknown) => {
-        pending -= 1;
-        failed += 1;
-        counter.settled();
+        settle(viewers.length);
         throw error;
       },
     );

@@ -23,7 +23,7 @@ export async function measureViewerRegistration(mode: 'queued' | 'one-each', vie
   try {
     const { service, store } = opened;
     let failed = 0;
-    const queue = createViewerRegistrationQueue({ register: (viewer) => service.registerViewer(viewer), onError: () => failed++ });
+    const queue = createViewerRegistrationQueue({ register: (batch) => service.registerViewers(batch), onError: () => failed++ });
     const direct: Promise<unknown>[] = [];
     const commitsBefore = store.commits;
     const cpuBefore = process.cpuUsage();

@@ -60,7 +60,7 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
 
   const seen = createViewerRegistrationFilter();
   const registrations = createViewerRegistrationQueue({
-    register: (viewer) => deps.service.registerViewer(viewer),
+    register: (viewers) => deps.service.registerViewers(viewers),
     onError(viewer, error) {
       seen.forget(viewer.twitchUserId);
       logger.warn({ err: error, login: viewer.login }, 'registering a chatter as a viewer failed');

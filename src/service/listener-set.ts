@@ -9,18 +9,22 @@ export interface ListenerSet<E> {
 
 export function createListenerSet<E>(onError: (error: unknown, event: E) => void): ListenerSet<E> {
   const listeners = new Set<(event: E) => void>();
+  // Rebuilt on (un)subscribe, never on emit, which runs for every chat line: a listener that
+  // unsubscribes while handling does not skip its neighbour, and emitting allocates nothing.
+  let calling: ReadonlyArray<(event: E) => void> = [];
   return {
     subscribe(listener) {
       listeners.add(listener);
+      calling = [...listeners];
       return () => {
-        listeners.delete(listener);
+        if (listeners.delete(listener)) calling = [...listeners];
       };
     },
     emit(event) {
-      // A copy, so a listener that unsubscribes while handling does not skip its neighbour.
-      for (const listener of [...listeners]) {
+      const current = calling;
+      for (let i = 0; i < current.length; i++) {
         try {
-          listener(event);
+          current[i]!(event);
         } catch (error) {
           onError(error, event);
         }

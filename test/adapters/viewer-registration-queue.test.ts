@@ -8,19 +8,27 @@ const CHILD = fileURLToPath(new URL('./fixtures/registration-queue-child.ts', im
 
 const viewer = (id: number, login = `viewer_${id}`): ViewerIdentity => ({ twitchUserId: String(id), login, displayName: login.toUpperCase() });
 
-/** A register function that records each call with the turn it came in. */
+/** Every viewer answered as registered, as the service answers a batch. */
+const allRegistered = async (viewers: ViewerIdentity[]): Promise<Array<PromiseSettledResult<unknown>>> =>
+  viewers.map((v) => ({ status: 'fulfilled', value: v }));
+
+/** A register function that records each viewer with the call (batch) and turn it came in. */
 function recorder(fail: (viewer: ViewerIdentity) => boolean = () => false) {
   let turn = 0;
-  const calls: Array<{ viewer: ViewerIdentity; turn: number }> = [];
+  let batches = 0;
+  const calls: Array<{ viewer: ViewerIdentity; turn: number; batch: number }> = [];
   const failures: Array<{ viewer: ViewerIdentity; error: unknown }> = [];
   const tick = setInterval(() => turn++, 1);
   return {
     calls,
     failures,
-    register: async (registered: ViewerIdentity) => {
-      calls.push({ viewer: registered, turn });
+    register: async (registered: ViewerIdentity[]): Promise<Array<PromiseSettledResult<unknown>>> => {
+      batches++;
+      for (const v of registered) calls.push({ viewer: v, turn, batch: batches });
       await Promise.resolve();
-      if (fail(registered)) throw new Error(`cannot register ${registered.login}`);
+      return registered.map((v) => (fail(v)
+        ? { status: 'rejected', reason: new Error(`cannot register ${v.login}`) }
+        : { status: 'fulfilled', value: v }));
     },
     onError: (failed: ViewerIdentity, error: unknown) => failures.push({ viewer: failed, error }),
     stop: () => clearInterval(tick),
@@ -36,8 +44,9 @@ describe('viewer registration queue', () => {
     vi.useFakeTimers();
     const sent: ViewerIdentity[][] = [[]];
     const queue = createViewerRegistrationQueue({
-      register: async (v) => {
-        sent.at(-1)!.push(v);
+      register: async (viewers) => {
+        sent.at(-1)!.push(...viewers);
+        return allRegistered(viewers);
       },
       onError: () => {},
       delayMs: 100,
@@ -66,7 +75,8 @@ describe('viewer registration queue', () => {
     expect(record.calls).toHaveLength(0);
     queue.add(viewer(3));
     expect(record.calls.map((c) => c.viewer.twitchUserId)).toEqual(['1', '2', '3']);
-    expect(new Set(record.calls.map((c) => c.turn)).size).toBe(1);
+    // In one call, so the service registers them in one transaction.
+    expect(new Set(record.calls.map((c) => c.batch)).size).toBe(1);
     await queue.stop();
     record.stop();
   });
@@ -93,14 +103,28 @@ describe('viewer registration queue', () => {
     record.stop();
   });
 
+  it('reports every chatter of a call that failed as a whole', async () => {
+    const failures: string[] = [];
+    const queue = createViewerRegistrationQueue({
+      register: async () => {
+        throw new Error('the database is gone');
+      },
+      onError: (v, error) => failures.push(`${v.twitchUserId}: ${(error as Error).message}`),
+      delayMs: 60_000,
+    });
+    for (const id of [1, 2]) queue.add(viewer(id));
+    await queue.flush();
+    expect(failures).toEqual(['1: the database is gone', '2: the database is gone']);
+  });
+
   it('stop() sends what waits and resolves only once every registration settled; later chatters go at once', async () => {
     let settle: () => void = () => {};
     const settled: string[] = [];
     const queue = createViewerRegistrationQueue({
-      register: (v) => new Promise<void>((resolve) => {
+      register: (viewers) => new Promise((resolve) => {
         settle = () => {
-          settled.push(v.twitchUserId);
-          resolve();
+          settled.push(...viewers.map((v) => v.twitchUserId));
+          void allRegistered(viewers).then(resolve);
         };
       }),
       onError: () => {},
@@ -129,7 +153,7 @@ describe('viewer registration queue', () => {
   });
 
   it('refuses a bad delay or bound', () => {
-    const base = { register: async () => {}, onError: () => {} };
+    const base = { register: allRegistered, onError: () => {} };
     expect(() => createViewerRegistrationQueue({ ...base, delayMs: -1 })).toThrow(RangeError);
     expect(() => createViewerRegistrationQueue({ ...base, maxPending: 0 })).toThrow(RangeError);
     expect(() => createViewerRegistrationQueue({ ...base, maxPending: 1.5 })).toThrow(RangeError);

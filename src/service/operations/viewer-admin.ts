@@ -2,6 +2,7 @@
 // and the skin a viewer picked (the overlay decides what a message renders with: src/overlay/chat-roles.ts).
 import { emitAfterCommit } from '../service-context.ts';
 import type { ServiceContext } from '../service-context.ts';
+import type { StoreTransaction } from '../store/store.ts';
 import { isUsableSkin } from '../skin-settings.ts';
 import type { Viewer } from '../types.ts';
 import { ServiceError, validationError } from '../types.ts';
@@ -32,20 +33,56 @@ export function createViewerAdmin(context: ServiceContext) {
    * held by this user is taken from any stale row that still had it.
    */
   async function registerViewer(input: ViewerSignIn): Promise<Viewer> {
-    const twitchUserId = normalizeTwitchUserId(input.twitchUserId);
-    const login = normalizeLogin(input.login, 'twitch_username');
-    const displayName = input.displayName === undefined ? undefined : checkDisplayName(input.displayName);
-    return store.transaction(async (tx) => {
-      const holder = await tx.findViewerByLogin(login);
-      if (holder !== null && holder.twitchUserId !== twitchUserId) await tx.updateViewer(holder.id, { twitchUsername: null });
-      const existing = await tx.findViewerByTwitchUserId(twitchUserId);
-      if (existing === null) return tx.insertViewer({ twitchUserId, twitchUsername: login, displayName: displayName ?? null });
-      const patch: { twitchUsername?: string; displayName?: string | null } = {};
-      if (existing.twitchUsername !== login) patch.twitchUsername = login;
-      if (displayName !== undefined && existing.displayName !== displayName) patch.displayName = displayName;
-      if (Object.keys(patch).length > 0) await tx.updateViewer(existing.id, patch);
-      return { ...existing, ...patch };
+    const signIn = checkedSignIn(input);
+    return store.transaction((tx) => signInWithin(tx, signIn));
+  }
+
+  /**
+   * registerViewer for many viewers at once, in one write transaction (the chat's first-time
+   * chatters: one savepoint and one place in a group commit for the lot, not one each). Each
+   * viewer gets its own outcome: one that fails validation is refused alone; if the transaction
+   * fails, every viewer in it fails with that error and none is stored.
+   */
+  async function registerViewers(inputs: readonly ViewerSignIn[]): Promise<Array<PromiseSettledResult<Viewer>>> {
+    const checked = inputs.map((input): PromiseSettledResult<CheckedSignIn> => {
+      try {
+        return { status: 'fulfilled', value: checkedSignIn(input) };
+      } catch (reason) {
+        return { status: 'rejected', reason };
+      }
     });
+    const valid = checked.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    let stored: Viewer[] = [];
+    let failure: { reason: unknown } | null = null;
+    try {
+      if (valid.length > 0) {
+        stored = await store.transaction(async (tx) => {
+          const viewers: Viewer[] = [];
+          for (const signIn of valid) viewers.push(await signInWithin(tx, signIn));
+          return viewers;
+        });
+      }
+    } catch (reason) {
+      failure = { reason };
+    }
+    let next = 0;
+    return checked.map((outcome): PromiseSettledResult<Viewer> => {
+      if (outcome.status === 'rejected') return outcome;
+      if (failure !== null) return { status: 'rejected', reason: failure.reason };
+      return { status: 'fulfilled', value: stored[next++]! };
+    });
+  }
+
+  async function signInWithin(tx: StoreTransaction, { twitchUserId, login, displayName }: CheckedSignIn): Promise<Viewer> {
+    const holder = await tx.findViewerByLogin(login);
+    if (holder !== null && holder.twitchUserId !== twitchUserId) await tx.updateViewer(holder.id, { twitchUsername: null });
+    const existing = await tx.findViewerByTwitchUserId(twitchUserId);
+    if (existing === null) return tx.insertViewer({ twitchUserId, twitchUsername: login, displayName: displayName ?? null });
+    const patch: { twitchUsername?: string; displayName?: string | null } = {};
+    if (existing.twitchUsername !== login) patch.twitchUsername = login;
+    if (displayName !== undefined && existing.displayName !== displayName) patch.displayName = displayName;
+    if (Object.keys(patch).length > 0) await tx.updateViewer(existing.id, patch);
+    return { ...existing, ...patch };
   }
 
   /** By path-style identifier: all digits -> user id first, then login; otherwise login, any case. */
@@ -126,7 +163,21 @@ export function createViewerAdmin(context: ServiceContext) {
     });
   }
 
-  return { registerViewer, findViewer, getViewer, recordPurchase, pickSkin, listPickableSkins, getPickedSkin };
+  return { registerViewer, registerViewers, findViewer, getViewer, recordPurchase, pickSkin, listPickableSkins, getPickedSkin };
+}
+
+interface CheckedSignIn {
+  twitchUserId: string;
+  login: string;
+  displayName: string | null | undefined;
+}
+
+function checkedSignIn(input: ViewerSignIn): CheckedSignIn {
+  return {
+    twitchUserId: normalizeTwitchUserId(input.twitchUserId),
+    login: normalizeLogin(input.login, 'twitch_username'),
+    displayName: input.displayName === undefined ? undefined : checkDisplayName(input.displayName),
+  };
 }
 
 function checkDisplayName(displayName: unknown): string | null {

@@ -1,3 +1,4 @@
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOG_DEFAULTS } from '../../../src/service/settings/catalog.ts';
 import type { SeedResult } from '../../../src/service/seed.ts';
@@ -105,6 +106,35 @@ describe('viewers', () => {
   it('refuse ids and logins Twitch cannot have', async () => {
     expect((await refusal(h.service.registerViewer({ twitchUserId: 'abc', login: 'x' }))).errors?.twitch_user_id).toBeDefined();
     expect((await refusal(h.service.registerViewer({ twitchUserId: '1', login: 'a b' }))).errors?.twitch_username).toBeDefined();
+  });
+
+  it('register many in one write: each gets its outcome, a refused one alone', async () => {
+    await h.service.registerViewer({ twitchUserId: '1001', login: 'old_name' });
+    const commits = h.store.commits;
+    const outcomes = await h.service.registerViewers([
+      { twitchUserId: '1001', login: 'new_name', displayName: 'New_Name' },
+      { twitchUserId: 'abc', login: 'bad_id' },
+      { twitchUserId: '2002', login: 'old_name' },
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: { id: 1, twitchUserId: '1001', twitchUsername: 'new_name', displayName: 'New_Name' } });
+    expect(((outcomes[1] as PromiseRejectedResult).reason as { errors?: Record<string, unknown> }).errors?.twitch_user_id).toBeDefined();
+    expect(h.store.commits - commits).toBe(1);
+    expect((await h.service.findViewer('old_name'))?.twitchUserId).toBe('2002');
+    expect((await h.service.findViewer('new_name'))?.twitchUserId).toBe('1001');
+  });
+
+  it('register many: when the write fails, every viewer in it fails and none is stored', async () => {
+    const other = new DatabaseSync(h.dbPath);
+    other.exec("CREATE TRIGGER refuse_666 BEFORE INSERT ON viewers WHEN NEW.twitch_user_id = '666' BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END");
+    other.close();
+    const outcomes = await h.service.registerViewers([
+      { twitchUserId: '1', login: 'first' },
+      { twitchUserId: '666', login: 'refused' },
+      { twitchUserId: '3', login: 'third' },
+    ]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.status))).toEqual(Array(3).fill(expect.stringContaining('refused by a test trigger')));
+    expect(h.dump().viewers).toEqual([]);
   });
 });
 

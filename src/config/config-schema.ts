@@ -199,6 +199,11 @@ const twitchEnabledSection = section({
     /** A local twurple mock API server's port instead of api.twitch.tv; null for Twitch. */
     mockServerPort: integer(1, 65535).nullable().default(null),
   }).prefault({}),
+  /**
+   * Longest wait for an answer to one HTTP call to Twitch (Helix, id.twitch.tv: token refreshes,
+   * the device flow), and between two pieces of it; then the call fails as a fault that may pass.
+   */
+  httpTimeoutSeconds: integer(1, 300).default(30),
   broadcaster: twitchBroadcasterSection.optional(),
   oauth: twitchOauthSection.optional(),
   redemptions: twitchRedemptionsSection.optional(),

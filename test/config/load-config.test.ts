@@ -113,6 +113,7 @@ describe('loadConfig: twitch', () => {
       chat: { server: 'irc-ws.chat.twitch.tv', port: 443, secure: true },
       eventsub: { url: null },
       helix: { mockServerPort: null },
+      httpTimeoutSeconds: 30,
     });
   });
 

@@ -64,6 +64,8 @@ export interface WorldOptions {
   /** How long an EventSub connection may stay unwelcomed (default: the host's, 30 s). */
   welcomeTimeoutMs?: number;
   maxRetryWaitMs?: number;
+  /** twitch.httpTimeoutSeconds (default: the config's, 30). */
+  httpTimeoutSeconds?: number;
 }
 
 export interface UnlockCall {
@@ -175,6 +177,7 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
       clientSecret: CLIENT_SECRET,
       bot: { login: 'chatskinbot', token: 'oauth:unused' },
       helix: { mockServerPort: helix.port },
+      ...(options.httpTimeoutSeconds === undefined ? {} : { httpTimeoutSeconds: options.httpTimeoutSeconds }),
       broadcaster: { tokenFile },
       redemptions: {
         reconcileIntervalSeconds: options.reconcileIntervalSeconds ?? 3600,

@@ -28,8 +28,11 @@ interface BotTokenHost {
   first: StoredTwitchToken;
 }
 
-/** A host for one describe block, its bot token in the file, looked at every second while the chat is off. */
-function botTokenHost(dirPrefix: string): BotTokenHost {
+/**
+ * A host for one describe block, its bot token in the file, looked at every second while the chat
+ * is off; `twitch`: further keys of its twitch section.
+ */
+function botTokenHost(dirPrefix: string, twitch: Record<string, unknown> = {}): BotTokenHost {
   const host = {} as BotTokenHost;
   beforeAll(async () => {
     host.world = await openBotTokenWorld();
@@ -41,6 +44,7 @@ function botTokenHost(dirPrefix: string): BotTokenHost {
       clientId: CLIENT_ID, clientSecret: CLIENT_SECRET,
       bot: { login: BOT, tokenFile: host.world.tokenFile, tokenFileCheckSeconds: 1 },
       helix: { mockServerPort: host.world.helix.port },
+      ...twitch,
     });
     host.running = await startChatskin(config, { logger: host.logs.logger, stdin: null });
     await host.world.irc.waitForJoin('alice');
@@ -139,5 +143,37 @@ describe('host whose bot token cannot be refreshed (twitch.bot.tokenFile)', () =
     await moderatorAnswered(host);
     expect(await health(host)).toMatchObject({ components: { 'twitch-chat': 'connected' } });
     expectNoTokenLogged(host, [first.accessToken, first.refreshToken, saved.accessToken, saved.refreshToken]);
+  });
+});
+
+describe('host whose bot token refresh Twitch never answers (twitch.httpTimeoutSeconds)', () => {
+  const host = botTokenHost('chatskin-bot-token-unanswered-', { httpTimeoutSeconds: 1 });
+
+  it('gives the refresh up after the bound as a passing fault, serves on meanwhile, refreshes again and answers moderators', async () => {
+    const { world, running, logs, first } = host;
+    await moderatorAnswered(host);
+    const held = world.helix.holdNext({ path: '/auth/token' });
+    world.helix.expireAccessToken(first.accessToken);
+    const since = world.irc.joins.length;
+    world.irc.dropAllConnections();
+    await held.arrived;
+
+    // The refresh Twitch took and never answered ends, saying so; the host serves on meanwhile.
+    const twitch = running.transports.twitch!;
+    const failed = 'Twitch chat connection lost (Twitch refused the bot\'s token and renewing it failed: refreshing the bot\'s token failed '
+      + '(Twitch did not answer within 1 s))';
+    await expect.poll(() => logs.entries.filter((entry) => entry.level === LEVEL.warn).map((entry) => String(entry.msg)), POLL)
+      .toContainEqual(expect.stringContaining(failed));
+    expect((await health(host)).components).toMatchObject({ 'plugin:style': 'running' });
+
+    // The next login refreshes afresh, and Twitch answers that one; then the chat's back-off (1, 2, 4 s) lets it in.
+    await world.irc.waitForJoin('alice', { since, timeoutMs: 20_000 });
+    await expect.poll(() => twitch.state, POLL).toBe('connected');
+    expect(world.helix.calls.filter((call) => call.path === '/auth/token').length).toBe(2);
+    const saved = (await readTokenFile(world.tokenFile))!;
+    expect(world.passes().at(-1)).toBe(saved.accessToken);
+    await moderatorAnswered(host);
+    expect(logs.entries.filter((entry) => entry.level >= LEVEL.error)).toEqual([]);
+    held.release();
   });
 });

@@ -30,6 +30,7 @@ import { NO_TOKEN_FILE, readTokenFile, tokenFileFingerprint } from '../twitch-au
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
+import { boundTwitchHttp } from '../twitch-auth/twitch-http-timeout.ts';
 
 export type RedemptionsState =
   /** Twitch or redemptions switched off in the config. */
@@ -118,6 +119,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
     return inert(status);
   }
   applyTwurpleMockPort(twitch.helix.mockServerPort);
+  boundTwitchHttp(twitch.httpTimeoutSeconds * 1000);
 
   const tokenFile = settings.broadcaster.tokenFile;
   const tokenFileCheckMs = options.tokenFileCheckMs ?? settings.redemptions.tokenFileCheckSeconds * 1000;

@@ -57,6 +57,7 @@ export async function authorizeAccount(options: AuthorizeAccountOptions): Promis
   applyTwurpleMockPort(twitch.helix.mockServerPort);
   const oauthUrl = oauthBaseUrl(redemptionSettings(twitch).oauth.url, twitch.helix.mockServerPort);
   const scopes = options.scopeNeeds.map((need) => need.scope);
+  const timeoutMs = twitch.httpTimeoutSeconds * 1000;
 
   print('It asks for these permissions:');
   for (const need of options.scopeNeeds) print(`  ${need.scope}: ${need.why}`);
@@ -66,6 +67,7 @@ export async function authorizeAccount(options: AuthorizeAccountOptions): Promis
     clientSecret: twitch.clientSecret,
     scopes,
     oauthUrl,
+    timeoutMs,
     onCode: (code) => {
       print('');
       print(`Signed in to Twitch as "${login}", open ${code.verificationUri}`);
@@ -77,7 +79,7 @@ export async function authorizeAccount(options: AuthorizeAccountOptions): Promis
     throw error instanceof Error && error.name === 'DeviceCodeFlowError' ? new TwitchAuthError(error.message, { cause: error }) : error;
   });
 
-  const validation = await validateToken(oauthUrl, token.accessToken);
+  const validation = await validateToken(oauthUrl, token.accessToken, timeoutMs);
   if (validation.userId === null || validation.login === null) {
     throw new TwitchAuthError('Twitch returned an app token, not a user token. Run the command again.');
   }

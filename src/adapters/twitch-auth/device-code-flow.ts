@@ -10,6 +10,7 @@
 //
 // `oauthUrl` is https://id.twitch.tv/oauth2 on Twitch; tests point it at a local fake.
 import type { AccessToken } from '@twurple/auth';
+import { DEFAULT_TWITCH_HTTP_TIMEOUT_MS, noAnswerText } from './twitch-http-timeout.ts';
 
 export const TWITCH_OAUTH_URL = 'https://id.twitch.tv/oauth2';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -32,6 +33,8 @@ export interface DeviceCodeFlowOptions {
   /** Called once with the code to show. */
   onCode(code: DeviceCode): void;
   signal?: AbortSignal;
+  /** Longest wait for each answer (twitch.httpTimeoutSeconds); default 30 s. */
+  timeoutMs?: number;
   /** Waits between polls (tests pass a quicker one). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Clock for the code's expiry. */
@@ -64,20 +67,27 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-async function postForm(url: string, form: Record<string, string>, signal?: AbortSignal): Promise<{ status: number; body: Record<string, unknown> }> {
-  let response: Response;
+async function postForm(
+  url: string, form: Record<string, string>, timeoutMs: number, signal?: AbortSignal,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  // Without a deadline of its own, a server that never answers holds the command for undici's 300 s.
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let text: string;
+  let status: number;
   try {
-    response = await fetch(url, {
+    const response = await fetch(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
       body: new URLSearchParams(form).toString(),
-      ...(signal ? { signal } : {}),
+      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     });
+    status = response.status;
+    text = await response.text();
   } catch (error) {
     if (signal?.aborted) throw error;
+    if (deadline.aborted) throw new DeviceCodeFlowError(`${noAnswerText(timeoutMs)} (POST ${url}). Run the command again.`, { cause: error });
     throw new DeviceCodeFlowError(`Could not reach ${url}: ${(error as Error).message}`, { cause: error });
   }
-  const text = await response.text();
   let body: Record<string, unknown> = {};
   try {
     const parsed: unknown = text === '' ? {} : JSON.parse(text);
@@ -85,7 +95,7 @@ async function postForm(url: string, form: Record<string, string>, signal?: Abor
   } catch {
     body = { message: text.slice(0, 200) };
   }
-  return { status: response.status, body };
+  return { status, body };
 }
 
 function messageOf(body: Record<string, unknown>): string {
@@ -98,9 +108,10 @@ export async function runDeviceCodeFlow(options: DeviceCodeFlowOptions): Promise
   const base = (options.oauthUrl ?? TWITCH_OAUTH_URL).replace(/\/+$/, '');
   const sleep = options.sleep ?? defaultSleep;
   const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TWITCH_HTTP_TIMEOUT_MS;
   const scopes = options.scopes.join(' ');
 
-  const started = await postForm(`${base}/device`, { client_id: options.clientId, scopes }, options.signal);
+  const started = await postForm(`${base}/device`, { client_id: options.clientId, scopes }, timeoutMs, options.signal);
   if (started.status !== 200) {
     throw new DeviceCodeFlowError(
       `Twitch refused to start the device flow (${started.status}: ${messageOf(started.body)}). `
@@ -124,7 +135,7 @@ export async function runDeviceCodeFlow(options: DeviceCodeFlowOptions): Promise
   for (;;) {
     await sleep(intervalMs, options.signal);
     if (now() > deadline) throw new DeviceCodeFlowError('The code expired before it was approved. Run the command again.');
-    const polled = await postForm(`${base}/token`, tokenForm, options.signal);
+    const polled = await postForm(`${base}/token`, tokenForm, timeoutMs, options.signal);
     if (polled.status === 200) {
       const accessToken = polled.body['access_token'];
       const refreshToken = polled.body['refresh_token'];

@@ -1,7 +1,8 @@
 // Refreshing a stored token at id.twitch.tv (through twurple, so TWURPLE_MOCK_API_PORT points it at
 // a fake in tests), and the stored token a refresh makes. A refresh Twitch refuses (a revoked
 // refresh token, a wrong client secret) needs a new authorization; any other failure (the
-// network, Twitch's 5xx) may pass on a later try.
+// network, Twitch's 5xx, no answer within twitch.httpTimeoutSeconds: twitch-http-timeout.ts) may
+// pass on a later try.
 import { refreshUserToken } from '@twurple/auth';
 import type { AccessToken } from '@twurple/auth';
 import type { StoredTwitchToken } from './token-file.ts';

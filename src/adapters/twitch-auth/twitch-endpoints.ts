@@ -9,6 +9,13 @@ export function applyTwurpleMockPort(port: number | null): void {
   if (port !== null) process.env['TWURPLE_MOCK_API_PORT'] = String(port);
 }
 
+/** Where twurple's HTTP calls go now (Helix, id.twitch.tv): the mock API port's origin, or Twitch's two. */
+export function twurpleHttpOrigins(): string[] {
+  // twurple reads the variable on every request and always calls it localhost (getTwitchApiUrl).
+  const port = process.env['TWURPLE_MOCK_API_PORT'];
+  return port ? [`http://localhost:${port}`] : ['https://api.twitch.tv', 'https://id.twitch.tv'];
+}
+
 /** id.twitch.tv's OAuth base: the configured one, else the mock port's /auth, else Twitch's. */
 export function oauthBaseUrl(configured: string | null, mockServerPort: number | null): string {
   if (configured !== null) return configured.replace(/\/+$/, '');

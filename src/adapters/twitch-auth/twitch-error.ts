@@ -2,6 +2,7 @@
 // message carries the whole request URL, and a failed token refresh's URL carries the client
 // secret and the refresh token in its query. Only the status and Twitch's own message are kept.
 import { errorText } from '../../host/error-text.ts';
+import { isTwitchHttpTimeout, noAnswerText, twitchHttpTimeoutMs } from './twitch-http-timeout.ts';
 
 /** twurple's HttpStatusCodeError (from @twurple/api-call, not a direct dependency), read by shape. */
 interface HttpStatusCodeErrorShape {
@@ -29,11 +30,16 @@ function bodyMessage(body: string): string {
   return body.slice(0, 200);
 }
 
-/** The HTTP status (0 when none) and a message with no URL, query or body beyond Twitch's message. */
+/**
+ * The HTTP status (0 when none: no answer, or none in time) and a message with no URL, query or
+ * body beyond Twitch's message.
+ */
 export function describeTwitchError(error: unknown): { status: number; message: string } {
   if (isHttpStatusError(error)) {
     return { status: error.statusCode, message: `Twitch answered ${error.statusCode}: ${bodyMessage(error.body)}` };
   }
+  // fetch's own words for it are "fetch failed" or "terminated".
+  if (isTwitchHttpTimeout(error)) return { status: 0, message: noAnswerText(twitchHttpTimeoutMs()) };
   const text = errorText(error);
   // Whatever else may quote a URL: drop query strings.
   return { status: 0, message: text.replace(/\?[^\s"']*/g, '?…').split('\n')[0]!.slice(0, 300) };

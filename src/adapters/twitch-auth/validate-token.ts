@@ -1,6 +1,7 @@
 // id.twitch.tv's /validate: whose token this is and what it may do. The device flow's answer says
 // neither the account nor (always) the scopes, so `chatskin twitch auth` asks before saving.
 import { TwitchAuthError } from './twitch-auth-error.ts';
+import { DEFAULT_TWITCH_HTTP_TIMEOUT_MS, noAnswerText } from './twitch-http-timeout.ts';
 
 export interface TokenValidation {
   clientId: string;
@@ -10,10 +11,21 @@ export interface TokenValidation {
   scopes: string[];
 }
 
-/** GET {oauthUrl}/validate. */
-export async function validateToken(oauthUrl: string, accessToken: string): Promise<TokenValidation> {
-  const response = await fetch(`${oauthUrl}/validate`, { headers: { Authorization: `OAuth ${accessToken}` } });
-  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+/** GET {oauthUrl}/validate, waiting at most `timeoutMs` for the answer (twitch.httpTimeoutSeconds). */
+export async function validateToken(oauthUrl: string, accessToken: string, timeoutMs = DEFAULT_TWITCH_HTTP_TIMEOUT_MS): Promise<TokenValidation> {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  let body: Record<string, unknown>;
+  try {
+    response = await fetch(`${oauthUrl}/validate`, { headers: { Authorization: `OAuth ${accessToken}` }, signal: deadline });
+    body = (await response.json().catch((error: unknown) => {
+      if (deadline.aborted) throw error;
+      return {};
+    })) as Record<string, unknown>;
+  } catch (error) {
+    if (!deadline.aborted) throw error;
+    throw new TwitchAuthError(`${noAnswerText(timeoutMs)} when asked whose the new token is. Run the command again.`, { cause: error });
+  }
   if (response.status !== 200) throw new TwitchAuthError(`Twitch did not accept the new token (${response.status}: ${String(body['message'] ?? '')}).`);
   return {
     clientId: String(body['client_id'] ?? ''),

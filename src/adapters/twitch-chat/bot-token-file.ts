@@ -19,6 +19,7 @@ import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { refreshStoredToken, TokenRefreshError } from '../twitch-auth/token-refresh.ts';
 import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
+import { boundTwitchHttp, DEFAULT_TWITCH_HTTP_TIMEOUT_MS } from '../twitch-auth/twitch-http-timeout.ts';
 import { missingBotScopes } from './bot-scopes.ts';
 import type { ChatTokenSource, TokenRenewal } from './chat-token-source.ts';
 import { REAUTHORIZE_BOT_HINT } from './refused-login.ts';
@@ -41,6 +42,7 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
   const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
   const log = logger.child({ component: 'twitch-bot-token', tokenFile: file });
   applyTwurpleMockPort(options.mockServerPort ?? null);
+  boundTwitchHttp(options.httpTimeoutMs ?? DEFAULT_TWITCH_HTTP_TIMEOUT_MS);
 
   /** The token in use; null until the file held a usable one. */
   let token: StoredTwitchToken | null = null;
@@ -126,7 +128,8 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
 
   /**
    * Twitch's answer, or a passing failure after refreshWaitMs: the login is then tried again (and
-   * renews again). The refresh itself goes on, so a late answer is still saved and used.
+   * renews again). The refresh itself goes on, so a late answer is still saved and used; one with
+   * no answer at all ends after httpTimeoutMs (a passing failure too), and the next renewal refreshes afresh.
    */
   function waitAtMost(refresh: Promise<TokenRenewal>): Promise<TokenRenewal> {
     const waitMs = options.refreshWaitMs ?? DEFAULT_REFRESH_WAIT_MS;

@@ -10,10 +10,13 @@ export function twitchChatOptionsFromConfig(twitch: TwitchConfig): TwitchChatOpt
   };
 }
 
-function botIdentity({ bot, clientId, clientSecret, helix }: TwitchConfig): TwitchChatIdentity {
+function botIdentity({ bot, clientId, clientSecret, helix, httpTimeoutSeconds }: TwitchConfig): TwitchChatIdentity {
   if ('token' in bot) return { login: bot.login, token: bot.token };
   return {
     login: bot.login,
-    tokenFile: { path: bot.tokenFile, clientId, clientSecret, checkIntervalMs: bot.tokenFileCheckSeconds * 1000, mockServerPort: helix.mockServerPort },
+    tokenFile: {
+      path: bot.tokenFile, clientId, clientSecret, checkIntervalMs: bot.tokenFileCheckSeconds * 1000,
+      mockServerPort: helix.mockServerPort, httpTimeoutMs: httpTimeoutSeconds * 1000,
+    },
   };
 }

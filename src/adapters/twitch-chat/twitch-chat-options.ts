@@ -17,6 +17,8 @@ export interface BotTokenFile {
   checkIntervalMs?: number;
   /** twitch.helix.mockServerPort: refresh at this local twurple mock API port instead of id.twitch.tv. */
   mockServerPort?: number | null;
+  /** twitch.httpTimeoutSeconds: a refresh Twitch has not answered by then fails (a fault that may pass). Default 30 s. */
+  httpTimeoutMs?: number;
   /** Longest wait for Twitch's answer to a refresh before the login is tried again. Default 30 s. */
   refreshWaitMs?: number;
 }

@@ -125,6 +125,52 @@ describe('the broadcaster token', () => {
     expect(world.unlocks.length).toBe(1);
   });
 
+  it('a refresh Twitch takes and never answers fails after twitch.httpTimeoutSeconds, a passing fault: a warning, tried again, redemptions recover', async () => {
+    const world = await openRedemptionWorld({
+      skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } }, httpTimeoutSeconds: 1,
+    });
+    worlds.push(world);
+    const redemptions = await world.start();
+    await world.settled();
+    const rewardId = await world.rewardId('unlock-neon');
+    world.helix.expireAccessToken(world.token.accessToken);
+    const held = world.helix.holdNext({ method: 'POST', path: '/auth/token' });
+    const during = world.helix.fireRedemption({ rewardId, user: { login: 'first', displayName: 'First' } });
+    await held.arrived;
+    const warning = 'refreshing the broadcaster\'s token failed (Twitch did not answer within 1 s); it is tried again on the next call to Twitch';
+    await expect.poll(() => world.logs.filter((l) => l.level === 40).map((l) => l.msg), { timeout: 10_000 }).toContain(warning);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', error: null });
+
+    await redemptions.reconcile();
+    await world.helix.waitForRedemptionStatus(during.redemption.id, 'FULFILLED', { timeoutMs: 10_000 });
+    expect(world.helix.calls.filter((c) => c.path === '/auth/token').length).toBe(2);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', refreshes: 1 });
+    expect(world.unlocks.length).toBe(1);
+    expect(world.logs.some((l) => /Twitch refused to refresh/.test(String(l.msg)))).toBe(false);
+    held.release();
+  });
+
+  it('a Helix call Twitch takes and never answers is tried again after twitch.httpTimeoutSeconds: the listing of missed redemptions completes', async () => {
+    const world = await openRedemptionWorld({
+      skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } }, httpTimeoutSeconds: 1,
+    });
+    worlds.push(world);
+    const redemptions = await world.start();
+    await world.settled();
+    const rewardId = await world.rewardId('unlock-neon');
+    const missed = world.helix.addOfflineRedemption({ rewardId, user: { login: 'first', displayName: 'First' } });
+    const listing = { method: 'GET', path: '/channel_points/custom_rewards/redemptions' };
+    const held = world.helix.holdNext(listing);
+
+    const report = await redemptions.reconcile();
+    expect(report?.failures).toEqual([]);
+    await world.helix.waitForRedemptionStatus(missed.id, 'FULFILLED', { timeoutMs: 10_000 });
+    expect(world.unlocks.length).toBe(1);
+    // The held listing, then twurple's own retry of it.
+    expect(world.helix.calls.filter((c) => c.method === listing.method && c.path === listing.path).length).toBeGreaterThanOrEqual(2);
+    held.release();
+  });
+
   it('without a token file, does not start and says to run `chatskin twitch auth` (no restart needed)', async () => {
     const world = await open();
     rmSync(world.tokenFile);

@@ -349,10 +349,12 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     const config = parseConfig({
       twitch: {
         clientId: 'id', clientSecret: 'secret', bot: { login: 'MyBot', tokenFile: './data/bot.json', tokenFileCheckSeconds: 2 }, helix: { mockServerPort: 8081 },
+        httpTimeoutSeconds: 7,
       },
     });
     expect(twitchChatOptionsFromConfig(config.twitch as TwitchConfig).identity).toEqual({
-      login: 'mybot', tokenFile: { path: './data/bot.json', clientId: 'id', clientSecret: 'secret', checkIntervalMs: 2000, mockServerPort: 8081 },
+      login: 'mybot',
+      tokenFile: { path: './data/bot.json', clientId: 'id', clientSecret: 'secret', checkIntervalMs: 2000, mockServerPort: 8081, httpTimeoutMs: 7000 },
     });
   });
 

@@ -5,6 +5,7 @@
 // read from a token file, a refreshed one) are added with addLogSecrets.
 import { pino } from 'pino';
 import type { DestinationStream, Level, Logger } from 'pino';
+import { RecentSet } from './recent-set.ts';
 
 export interface LoggerOptions {
   level: Level | 'silent';
@@ -72,7 +73,7 @@ export const MAX_LEARNED_SECRETS = 64;
 
 export function createLogger(options: LoggerOptions): Logger {
   const configured = options.secrets ?? [];
-  const learned = new Set<string>();
+  const learned = new RecentSet<string>(MAX_LEARNED_SECRETS);
   let scrub = createScrubber([...configured]);
   const target = options.destination ?? process.stdout;
   const destination: ScrubbingDestination = {
@@ -81,11 +82,6 @@ export function createLogger(options: LoggerOptions): Logger {
       const fresh = more.filter((secret) => !configured.includes(secret) && !learned.has(secret));
       if (fresh.length === 0) return;
       for (const secret of fresh) learned.add(secret);
-      // A Set keeps insertion order: the oldest learned go first.
-      for (const secret of learned) {
-        if (learned.size <= MAX_LEARNED_SECRETS) break;
-        learned.delete(secret);
-      }
       scrub = createScrubber([...configured, ...learned]);
     },
   };

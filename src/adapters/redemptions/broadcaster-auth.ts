@@ -24,6 +24,7 @@ import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/error-text.ts';
 import { missingScopes } from './scopes.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
+import { knownTokens } from '../twitch-auth/known-tokens.ts';
 import { isTokenFileSeen, readTokenFile, writeTokenFile } from '../twitch-auth/token-file.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { isRefreshRefusal, storedTokenAfterRefresh } from '../twitch-auth/token-refresh.ts';
@@ -89,8 +90,9 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   const log = logger.child({ component: 'twitch-auth', broadcaster: token.login });
   /** The token in use; refreshed ones are saved on top of it. */
   let current: StoredTwitchToken = token;
-  /** Every access token this process loaded, refreshed or took over: the file holding one of them is not news. */
-  const known = new Set<string>([token.accessToken]);
+  /** The access tokens this process loaded, refreshed or took over (the newest of them): the file holding one of them is not news. */
+  const known = knownTokens();
+  known.add(token.accessToken);
   const authProvider = new RefreshingAuthProvider({ clientId: options.clientId, clientSecret: options.clientSecret });
   authProvider.addUser(token.userId, accessTokenOf(token));
   const apiClient = new ApiClient({ authProvider, logger: twurpleLoggerOptions(logger) });

@@ -16,6 +16,7 @@ import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/error-text.ts';
 import { readTokenFile, TokenFileError, writeTokenFile } from '../twitch-auth/token-file.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
+import { knownTokens } from '../twitch-auth/known-tokens.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { refreshStoredToken, TokenRefreshError } from '../twitch-auth/token-refresh.ts';
 import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
@@ -46,8 +47,8 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
 
   /** The token in use; null until the file held a usable one. */
   let token: StoredTwitchToken | null = null;
-  /** Every access token this process loaded, refreshed or saved: the file holding one of them is no news. */
-  const known = new Set<string>();
+  /** The access tokens this process loaded, refreshed or saved (the newest of them): the file holding one of them is no news. */
+  const known = knownTokens();
   /** Why there is no usable token in the file, with what to do. */
   let problem = `there is no bot token at ${file}; ${REAUTHORIZE_BOT_HINT}`;
   let renewing: Promise<unknown> = Promise.resolve();

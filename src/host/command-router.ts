@@ -10,6 +10,7 @@ import type { Clock } from './clock.ts';
 import { parseArgs, usageLine } from './command-args.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
+import type { TimePluginCall } from './slow-plugin-calls.ts';
 import { sendMention } from './split-message.ts';
 import { TAG_CHARACTERS } from './typed-text.ts';
 import { UsageNotices } from './usage-notices.ts';
@@ -41,6 +42,8 @@ export interface CommandRouterOptions {
   registry: CommandRegistry;
   clock: Clock;
   logger: Logger;
+  /** Times the handler's synchronous part (slow-plugin-calls.ts). */
+  timePluginCall: TimePluginCall;
 }
 
 export interface CommandRouter {
@@ -54,7 +57,7 @@ export interface CommandRouter {
 
 
 export function createCommandRouter(options: CommandRouterOptions): CommandRouter {
-  const { prefix, registry, clock, logger } = options;
+  const { prefix, registry, clock, logger, timePluginCall } = options;
   const prefixLower = prefix.toLowerCase();
 
   const caseless = prefix.toLowerCase() === prefix.toUpperCase();
@@ -123,7 +126,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       };
       try {
         // The arguments were parsed against this command's own argument list.
-        await command.run(invocation as Parameters<typeof command.run>[0]);
+        await timePluginCall(command.plugin, `${prefix}${command.name}`, log, () => command.run(invocation as Parameters<typeof command.run>[0]));
         return 'ran';
       } catch (error) {
         log.error({ err: error }, 'command handler failed');

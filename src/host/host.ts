@@ -1,7 +1,8 @@
 // The bot host: loads the enabled plugins, routes chat from every transport to their commands,
 // hands redemptions to their handlers, and sends every reply through a paced queue per
 // transport. A plugin that fails to load, to set up, or in a handler is logged with its name
-// and isolated; the host and the other plugins keep serving.
+// and isolated; the host and the other plugins keep serving. One that holds the thread is named
+// in the log (slow-plugin-calls.ts).
 import type { Logger } from 'pino';
 import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
 import type { Config } from '../config/config-schema.ts';
@@ -19,6 +20,7 @@ import type { PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome }
 import { createReplyQueue } from './reply-queue.ts';
 import type { ReplyQueue, ReplyQueueOptions } from './reply-queue.ts';
 import { errorText } from './error-text.ts';
+import { createPluginCallTimer, SLOW_PLUGIN_CALL_MS } from './slow-plugin-calls.ts';
 
 export interface HostOptions {
   config: Config;
@@ -40,6 +42,11 @@ export interface HostOptions {
    * process's 10 s shutdown deadline with room for chat, the sockets and the database.
    */
   teardownTimeoutMs?: number;
+  /**
+   * A call into a plugin (setup, a command or redemption handler, a teardown) that holds the
+   * thread this long before it returns is logged with the plugin's name. Default 100 ms.
+   */
+  slowPluginCallMs?: number;
 }
 
 export interface PluginStatus {
@@ -81,11 +88,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const ownChannel = normalizeChannel(config.channel.login);
   const registry = new CommandRegistry();
   const redemptions = new Map<string, RedemptionRegistration>();
-  const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }) });
+  const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS });
+  const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall });
   const queues = new Map<ChatTransport, ReplyQueue>(transports.map((transport) =>
     [transport, createReplyQueue({ transport, clock, logger, ...options.replyQueue })]));
   const statuses: PluginStatus[] = [];
-  const teardowns: { plugin: string; teardown: PluginTeardown }[] = [];
+  const teardowns: { plugin: string; teardown: PluginTeardown; log: Logger }[] = [];
   const stopTimeoutMs = options.stopTimeoutMs ?? 5_000;
   const teardownTimeoutMs = options.teardownTimeoutMs ?? 3_000;
   /** Commands being handled, so a stop can let them finish. */
@@ -134,13 +142,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
           status.rewards.push(rewardKey);
         },
       });
-      return definition.setup(context);
+      return timePluginCall(name, 'its setup', pluginLogger, () => definition.setup(context));
     };
     const setupTimeoutMs = options.setupTimeoutMs ?? 10_000;
     const setup = setUp();
     try {
       const teardown = await withDeadline(setup, setupTimeoutMs, () => new Error(`setup did not finish within ${setupTimeoutMs} ms`), clock);
-      if (typeof teardown === 'function') teardowns.push({ plugin: name, teardown });
+      if (typeof teardown === 'function') teardowns.push({ plugin: name, teardown, log: pluginLogger });
       status.state = 'running';
       pluginLogger.info({ commands: status.commands, rewards: status.rewards }, 'plugin started');
     } catch (error) {
@@ -155,7 +163,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       // A setup that timed out may still finish: what it set up is let go at once.
       setup.then(async (late) => {
         if (typeof late !== 'function') return;
-        await Promise.resolve().then(late);
+        await Promise.resolve().then(() => timePluginCall(name, 'its teardown', pluginLogger, late));
         pluginLogger.warn(`plugin ${name} finished its setup after it was left out: its teardown ran`);
       }, () => {}).catch((lateError: unknown) => pluginLogger.error({ err: lateError }, `plugin ${name}'s teardown failed`));
     }
@@ -215,8 +223,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     }
     for (const queue of queues.values()) queue.stop();
     // All at once (started last plugin first), each within the same deadline.
-    await Promise.all(teardowns.reverse().map(({ plugin, teardown }) =>
-      awaitWithin(Promise.resolve().then(teardown), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
+    await Promise.all(teardowns.reverse().map(({ plugin, teardown, log }) =>
+      awaitWithin(Promise.resolve().then(() => timePluginCall(plugin, 'its teardown', log, teardown)), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
   };
 
   const unsubscribes = transports.map((transport) => transport.subscribe((event) => {
@@ -240,7 +248,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       }
       const log = logger.child({ plugin: registration.plugin, rewardKey: event.rewardKey, redemption: event.id });
       try {
-        const outcome = await registration.handler(event);
+        const outcome = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
         if (outcome === undefined || outcome === 'fulfill') return { outcome: 'fulfill', plugin: registration.plugin };
         if (outcome === 'refund') return { outcome: 'refund', plugin: registration.plugin };
         log.error({ returned: outcome }, 'redemption handler returned neither "fulfill" nor "refund": refunding');

@@ -20,6 +20,7 @@ export interface TestHostOptions {
   overlayClient?: OverlayStyleClient;
   setupTimeoutMs?: number;
   stopTimeoutMs?: number;
+  slowPluginCallMs?: number;
   clock?: ManualClock;
 }
 
@@ -46,6 +47,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     builtInPluginDir: options.builtInPluginDir ?? '/nonexistent-built-in-plugins',
     ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
     ...(options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.stopTimeoutMs }),
+    ...(options.slowPluginCallMs === undefined ? {} : { slowPluginCallMs: options.slowPluginCallMs }),
   });
   return { host, chat, clock, logs: entries, said: () => chat.sent.map((line) => line.text) };
 }

@@ -2,7 +2,7 @@
 // hands redemptions to their handlers, and sends every reply through a paced queue per
 // transport. A plugin that fails to load, to set up, or in a handler is logged with its name
 // and isolated; the host and the other plugins keep serving. One that holds the thread is named
-// in the log (slow-plugin-calls.ts).
+// in the log (slow-plugin-calls.ts), and any other stall is logged too (event-loop-stalls.ts).
 import type { Logger } from 'pino';
 import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
 import type { Config } from '../config/config-schema.ts';
@@ -20,6 +20,7 @@ import type { PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome }
 import { createReplyQueue } from './reply-queue.ts';
 import type { ReplyQueue, ReplyQueueOptions } from './reply-queue.ts';
 import { errorText } from './error-text.ts';
+import { EVENT_LOOP_STALL_MS, watchEventLoopStalls } from './event-loop-stalls.ts';
 import { createPluginCallTimer, SLOW_PLUGIN_CALL_MS } from './slow-plugin-calls.ts';
 
 export interface HostOptions {
@@ -47,6 +48,8 @@ export interface HostOptions {
    * thread this long before it returns is logged with the plugin's name. Default 100 ms.
    */
   slowPluginCallMs?: number;
+  /** The thread blocked this long by anything else is logged, until stop(). Default 1 s. */
+  stallWarningMs?: number;
 }
 
 export interface PluginStatus {
@@ -88,7 +91,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const ownChannel = normalizeChannel(config.channel.login);
   const registry = new CommandRegistry();
   const redemptions = new Map<string, RedemptionRegistration>();
-  const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS });
+  // Stalls are watched from the first plugin's loading until the last teardown has run.
+  const stalls = watchEventLoopStalls({ thresholdMs: options.stallWarningMs ?? EVENT_LOOP_STALL_MS, logger });
+  const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS, onSlow: (heldMs) => stalls.attributed(heldMs) });
   const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall });
   const queues = new Map<ChatTransport, ReplyQueue>(transports.map((transport) =>
     [transport, createReplyQueue({ transport, clock, logger, ...options.replyQueue })]));
@@ -225,6 +230,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     // All at once (started last plugin first), each within the same deadline.
     await Promise.all(teardowns.reverse().map(({ plugin, teardown, log }) =>
       awaitWithin(Promise.resolve().then(() => timePluginCall(plugin, 'its teardown', log, teardown)), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
+    stalls.stop();
   };
 
   const unsubscribes = transports.map((transport) => transport.subscribe((event) => {

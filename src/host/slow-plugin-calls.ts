@@ -2,7 +2,7 @@
 // plugin (setup, a command or redemption handler, a teardown), from the call until it returns its
 // value or promise, and names the plugin when that took too long. Nothing can interrupt such a
 // call (plugins share the host's thread), but the operator learns whom to blame. Work after the
-// plugin's first await is not in it.
+// plugin's first await is not in it: event-loop-stalls.ts reports that, without a name.
 import type { Logger } from 'pino';
 
 /** A plugin call that holds the thread this long or longer is logged. A tenth of a second is what a chatter or a viewer starts to notice. */
@@ -10,6 +10,8 @@ export const SLOW_PLUGIN_CALL_MS = 100;
 
 export interface SlowPluginCallOptions {
   thresholdMs: number;
+  /** Told how long each call that was logged held the thread, so the stall check does not report it again. */
+  onSlow?(heldMs: number): void;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface SlowPluginCallOptions {
 export type TimePluginCall = <T>(plugin: string, doing: string, log: Logger, call: () => T) => T;
 
 export function createPluginCallTimer(options: SlowPluginCallOptions): TimePluginCall {
-  const { thresholdMs } = options;
+  const { thresholdMs, onSlow } = options;
   return (plugin, doing, log, call) => {
     // Two clock reads per call: cheap enough for every command.
     const started = performance.now();
@@ -32,6 +34,7 @@ export function createPluginCallTimer(options: SlowPluginCallOptions): TimePlugi
         const rounded = Math.round(heldMs);
         log.warn({ doing, heldMs: rounded },
           `plugin ${plugin} held the host's thread for ${rounded} ms running ${doing}: chat, the overlay and the API waited meanwhile`);
+        onSlow?.(heldMs);
       }
     }
   };

@@ -21,6 +21,7 @@ export interface TestHostOptions {
   setupTimeoutMs?: number;
   stopTimeoutMs?: number;
   slowPluginCallMs?: number;
+  stallWarningMs?: number;
   clock?: ManualClock;
 }
 
@@ -48,6 +49,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
     ...(options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.stopTimeoutMs }),
     ...(options.slowPluginCallMs === undefined ? {} : { slowPluginCallMs: options.slowPluginCallMs }),
+    ...(options.stallWarningMs === undefined ? {} : { stallWarningMs: options.stallWarningMs }),
   });
   return { host, chat, clock, logs: entries, said: () => chat.sent.map((line) => line.text) };
 }

@@ -60,27 +60,33 @@ export function dumpDatabase(dbPath: string): Record<string, unknown[]> {
   }
 }
 
+/**
+ * alice as WORLD_FIXTURE below and the HTTP tests' API_FIXTURE have her: a premium channel with a
+ * default overlay, one synced to it and a ticker; a skin of each availability, one retired.
+ */
+export const ALICE_ACCOUNT = {
+  login: 'alice',
+  premium: true,
+  overlays: [
+    { name: 'Main', template: 'bubbles', default: true, values: { 'bubble.width': 420 } },
+    { name: 'Second', template: 'bubbles', sync_source: 'Main', overrides: { 'avatar.size': 80 } },
+    { name: 'Ticker', template: 'ticker', values: {} },
+  ],
+  skins: [
+    {
+      slug: 'neon', name: 'Neon', description: 'Bright', template: 'bubbles', availability: 'purchase', active: true,
+      values: { 'bubble.background-color': '#ff00ff' }, roles: ['moderator'],
+    },
+    { slug: 'vault', name: 'Vault', template: 'bubbles', availability: 'exclusive', values: {} },
+    { slug: 'retired', name: 'Retired', template: 'bubbles', availability: 'purchase', active: false, values: {} },
+    { slug: 'tape', name: 'Tape', template: 'ticker', availability: 'free', values: { 'message.font-size': 20 } },
+  ],
+};
+
 /** The fixture of the brief, plus a second channel, an exclusive skin and a spare viewer. */
 export const WORLD_FIXTURE = {
   accounts: [
-    {
-      login: 'alice',
-      premium: true,
-      overlays: [
-        { name: 'Main', template: 'bubbles', default: true, values: { 'bubble.width': 420 } },
-        { name: 'Second', template: 'bubbles', sync_source: 'Main', overrides: { 'avatar.size': 80 } },
-        { name: 'Ticker', template: 'ticker', values: {} },
-      ],
-      skins: [
-        {
-          slug: 'neon', name: 'Neon', description: 'Bright', template: 'bubbles', availability: 'purchase', active: true,
-          values: { 'bubble.background-color': '#ff00ff' }, roles: ['moderator'],
-        },
-        { slug: 'vault', name: 'Vault', template: 'bubbles', availability: 'exclusive', values: {} },
-        { slug: 'retired', name: 'Retired', template: 'bubbles', availability: 'purchase', active: false, values: {} },
-        { slug: 'tape', name: 'Tape', template: 'ticker', availability: 'free', values: { 'message.font-size': 20 } },
-      ],
-    },
+    ALICE_ACCOUNT,
     {
       login: 'bob',
       premium: true,

@@ -10,32 +10,18 @@ import type { ApiAppOptions, ApiOptions } from '../../../src/service/http/option
 import { applySeed } from '../../../src/service/seed.ts';
 import type { SeedResult } from '../../../src/service/seed.ts';
 import type { SqliteStoreOptions } from '../../../src/service/store/sqlite-store.ts';
-import { openHarness } from '../core/service-harness.ts';
+import { ALICE_ACCOUNT, openHarness } from '../core/service-harness.ts';
 import type { Harness } from '../core/service-harness.ts';
 
 export const TEST_USER_AGENT = 'chatskin-http-tests/1.0';
 
-/** alice and bob are premium channels with overlays, skins and grants; carol is not premium. */
+/**
+ * alice (ALICE_ACCOUNT, as in the service tests' world) and bob are premium channels with
+ * overlays, skins and grants; carol is not premium.
+ */
 export const API_FIXTURE = {
   accounts: [
-    {
-      login: 'alice',
-      premium: true,
-      overlays: [
-        { name: 'Main', template: 'bubbles', default: true, values: { 'bubble.width': 420 } },
-        { name: 'Second', template: 'bubbles', sync_source: 'Main', overrides: { 'avatar.size': 80 } },
-        { name: 'Ticker', template: 'ticker', values: {} },
-      ],
-      skins: [
-        {
-          slug: 'neon', name: 'Neon', description: 'Bright', template: 'bubbles', availability: 'purchase',
-          values: { 'bubble.background-color': '#ff00ff' }, roles: ['moderator'],
-        },
-        { slug: 'vault', name: 'Vault', template: 'bubbles', availability: 'exclusive', values: {} },
-        { slug: 'retired', name: 'Retired', template: 'bubbles', availability: 'purchase', active: false, values: {} },
-        { slug: 'tape', name: 'Tape', template: 'ticker', availability: 'free', values: { 'message.font-size': 20 } },
-      ],
-    },
+    ALICE_ACCOUNT,
     {
       login: 'bob',
       premium: true,

@@ -14,8 +14,7 @@ import { TemplateViewCache } from '../../src/service/template-view-cache.ts';
 import type { TemplateSettingsView } from '../../src/service/types.ts';
 import { openWorld, TEMPLATES } from './core/service-harness.ts';
 import type { Harness } from './core/service-harness.ts';
-import { startApiTestServer } from './http/api-test-server.ts';
-import type { ApiTestServer } from './http/api-test-server.ts';
+import { apiTestServerForEachTest } from './http/api-test-server.ts';
 
 const stamp = (changes: Partial<OverlayVersionRecord> = {}): OverlayVersionRecord =>
   ({ id: 7, templateId: 1, name: 'Main', syncSourceId: 3, version: 4, sourceVersion: 9, ...changes });
@@ -322,13 +321,7 @@ describe('the template read through the service', () => {
 });
 
 describe('GET /template over HTTP', () => {
-  let server: ApiTestServer;
-  beforeEach(async () => {
-    server = await startApiTestServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = apiTestServerForEachTest();
 
   it('answers identical JSON bytes twice, then the change after a PUT', async () => {
     const first = await server.call('/template');

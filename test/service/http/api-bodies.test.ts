@@ -1,17 +1,10 @@
 // Request bodies: the 64 KiB limit (declared and chunked), JSON-only objects, prototype
 // poisoning, and what an unexpected fault looks like (500, logged without the key).
 import http from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_USER_AGENT, errorFields, startApiTestServer } from './api-test-server.ts';
-import type { ApiTestServer } from './api-test-server.ts';
+import { describe, expect, it } from 'vitest';
+import { TEST_USER_AGENT, apiTestServerForEachTest, errorFields } from './api-test-server.ts';
 
-let server: ApiTestServer;
-beforeEach(async () => {
-  server = await startApiTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = apiTestServerForEachTest();
 
 /** A JSON object body of exactly `bytes` bytes (padded with spaces, valid JSON). */
 function bodyOfSize(bytes: number): string {

@@ -4,20 +4,15 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/cli-process.ts';
-import { startApiTestServer } from './api-test-server.ts';
-import type { ApiTestServer } from './api-test-server.ts';
+import { apiTestServerForEachTest, startApiTestServer } from './api-test-server.ts';
 
-let server: ApiTestServer;
+const server = apiTestServerForEachTest();
 let config: string;
-beforeEach(async () => {
-  server = await startApiTestServer();
+beforeEach(() => {
   config = path.join(server.harness.dir, 'config.yaml');
   writeFileSync(config, `store: { path: ${JSON.stringify(server.harness.dbPath)} }\nlog: { level: warn }\n`);
-});
-afterEach(async () => {
-  await server.close();
 });
 
 async function cli(...args: string[]): Promise<void> {

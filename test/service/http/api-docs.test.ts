@@ -2,24 +2,16 @@
 // answer, and the doc must quote that answer as it is (so a changed message, or a doc that
 // drifted from it, fails here).
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startApiTestServer } from './api-test-server.ts';
-import type { ApiTestServer } from './api-test-server.ts';
+import { describe, expect, it } from 'vitest';
+import { apiTestServerForEachTest } from './api-test-server.ts';
 
 const DOCS = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
 
 /** The JSON bodies of the doc's ```json blocks, parsed. */
 const JSON_BLOCKS = [...DOCS.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => JSON.parse(match[1]!) as unknown);
 
-let server: ApiTestServer;
+const server = apiTestServerForEachTest();
 const alice = () => server.ids.accounts.alice!;
-
-beforeEach(async () => {
-  server = await startApiTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
 
 /** The doc quotes `{"message":"..."}` with the answer's own message, as one piece of text. */
 function expectQuotedMessage(body: { message: string }): void {

@@ -1,7 +1,6 @@
 // Every endpoint's success path and the refusals the service decides, over a real socket.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { errorFields, startApiTestServer } from './api-test-server.ts';
-import type { ApiTestServer } from './api-test-server.ts';
+import { describe, expect, it } from 'vitest';
+import { apiTestServerForEachTest, errorFields } from './api-test-server.ts';
 
 const TEMPLATE_VIEW_FIELDS = [
   'overridden_keys', 'override_values', 'preset_id', 'preset_name', 'settings_values', 'source_values',
@@ -9,16 +8,9 @@ const TEMPLATE_VIEW_FIELDS = [
 ];
 const SKIN_FIELDS = ['availability', 'description', 'id', 'is_active', 'name', 'settings_values', 'slug'];
 
-let server: ApiTestServer;
-const alice = () => server.ids.accounts.alice!;
-
 // Each test starts from the seeded fixture, so the order of tests does not matter.
-beforeEach(async () => {
-  server = await startApiTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = apiTestServerForEachTest();
+const alice = () => server.ids.accounts.alice!;
 
 describe('GET /healthz', () => {
   it('answers 200 {status:"ok"} with no key and no User-Agent rule', async () => {

@@ -2,18 +2,13 @@
 // good and bad, repeats, huge numbers), it never answers 5xx, every error is the {message}
 // envelope (422 with `errors` on the field), and nothing stored changes.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiTestServer } from './api-test-server.ts';
-import type { ApiTestServer } from './api-test-server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiTestServerForSuite } from './api-test-server.ts';
 
-let server: ApiTestServer;
+const server = apiTestServerForSuite({ rateLimit: { perMinute: 1_000_000 } });
 let before: Record<string, unknown[]>;
-beforeAll(async () => {
-  server = await startApiTestServer({ rateLimit: { perMinute: 1_000_000 } });
+beforeAll(() => {
   before = server.dump();
-});
-afterAll(async () => {
-  await server.close();
 });
 
 const RUNS = 150;

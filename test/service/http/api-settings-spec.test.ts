@@ -4,9 +4,8 @@
 // select's options, the toggles and the colour rule. A catalog that drifts from the spec (a
 // default, a range or an option changed, a key added or lost) fails here even when
 // docs/settings.md was regenerated from it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorFields, startApiTestServer } from './api-test-server.ts';
-import type { ApiTestServer } from './api-test-server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiTestServerForSuite, errorFields } from './api-test-server.ts';
 
 type Spec =
   | { type: 'integer'; default: number; min: number; max: number }
@@ -102,15 +101,11 @@ const SPEC_KEYS: Record<string, Spec> = {
 const keysOf = (type: Spec['type']) => Object.entries(SPEC_KEYS).filter(([, spec]) => spec.type === type);
 const sorted = (keys: string[]) => keys.map((k) => `values.${k}`).sort();
 
-let server: ApiTestServer;
+const server = apiTestServerForSuite({ rateLimit: { perMinute: 10_000 } });
 let presetId: number;
 beforeAll(async () => {
-  server = await startApiTestServer({ rateLimit: { perMinute: 10_000 } });
   const alice = server.ids.accounts.alice!.id;
   presetId = (await server.harness.service.createOverlay(alice, { name: 'Fresh', template: 'bubbles' })).id;
-});
-afterAll(async () => {
-  await server.close();
 });
 
 const put = (values: Record<string, unknown>) =>

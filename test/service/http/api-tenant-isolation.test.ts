@@ -1,17 +1,13 @@
 // Tenant isolation: alice's key against every one of bob's overlays, skins and viewer grants
 // answers 404, exactly like an id that does not exist, and bob's data stays byte for byte.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiTestServer } from './api-test-server.ts';
-import type { ApiTestServer, CallInit } from './api-test-server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiTestServerForSuite } from './api-test-server.ts';
+import type { CallInit } from './api-test-server.ts';
 
-let server: ApiTestServer;
+const server = apiTestServerForSuite({ rateLimit: { perMinute: 10_000 } });
 let before: Record<string, unknown[]>;
-beforeAll(async () => {
-  server = await startApiTestServer({ rateLimit: { perMinute: 10_000 } });
+beforeAll(() => {
   before = server.dump();
-});
-afterAll(async () => {
-  await server.close();
 });
 
 const MISSING = 999_999;

@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { buildApiApp } from '../../../src/service/http/app.ts';
 import type { ApiAppOptions, ApiOptions } from '../../../src/service/http/options.ts';
 import { applySeed } from '../../../src/service/seed.ts';
@@ -87,10 +88,10 @@ export interface ApiTestServer {
   close(): Promise<void>;
 }
 
-export async function startApiTestServer(
-  options: Partial<Omit<ApiOptions, 'operations' | 'authenticate'>> & Pick<ApiAppOptions, 'trustProxy' | 'requestTimeoutMs'>
-    & { logLevel?: pino.Level; store?: Partial<SqliteStoreOptions> } = {},
-): Promise<ApiTestServer> {
+export type ApiTestServerOptions = Partial<Omit<ApiOptions, 'operations' | 'authenticate'>>
+  & Pick<ApiAppOptions, 'trustProxy' | 'requestTimeoutMs'> & { logLevel?: pino.Level; store?: Partial<SqliteStoreOptions> };
+
+export async function startApiTestServer(options: ApiTestServerOptions = {}): Promise<ApiTestServer> {
   const harness = await openHarness(options.store);
   const ids = await applySeed(harness.service, structuredClone(API_FIXTURE));
   const keys = {
@@ -155,6 +156,37 @@ export async function startApiTestServer(
       await harness.close();
     },
   };
+}
+
+/**
+ * A server of its own for each test of the file or describe block this is called in: started in
+ * beforeEach from the seeded fixture, closed in afterEach. The object returned stands for the
+ * server of the test that is running; a beforeEach registered after this call sees it started.
+ */
+export function apiTestServerForEachTest(options: ApiTestServerOptions = {}): ApiTestServer {
+  return apiTestServerBetween(beforeEach, afterEach, options);
+}
+
+/**
+ * One server for all the tests of the file or describe block this is called in: started in
+ * beforeAll, closed in afterAll; a beforeAll registered after this call sees it started.
+ */
+export function apiTestServerForSuite(options: ApiTestServerOptions = {}): ApiTestServer {
+  return apiTestServerBetween(beforeAll, afterAll, options);
+}
+
+function apiTestServerBetween(
+  start: (hook: () => Promise<void>) => void, stop: (hook: () => Promise<void>) => void, options: ApiTestServerOptions,
+): ApiTestServer {
+  // The tests hold this one object; each start fills it in with the server it started.
+  const server = {} as ApiTestServer;
+  start(async () => {
+    Object.assign(server, await startApiTestServer(options));
+  });
+  stop(async () => {
+    await server.close();
+  });
+  return server;
 }
 
 /** Asserts nothing about the answer; returns the `errors` keys of a 422 body, sorted. */

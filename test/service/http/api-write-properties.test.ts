@@ -2,18 +2,11 @@
 // __proto__, long strings, arrays for objects, broken JSON), it never answers 5xx, every error is
 // the {message} envelope, and nothing stored changes unless the answer is 2xx.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../../src/service/settings/catalog.ts';
-import { startApiTestServer } from './api-test-server.ts';
-import type { ApiTestServer } from './api-test-server.ts';
+import { apiTestServerForSuite } from './api-test-server.ts';
 
-let server: ApiTestServer;
-beforeAll(async () => {
-  server = await startApiTestServer({ rateLimit: { perMinute: 1_000_000 } });
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = apiTestServerForSuite({ rateLimit: { perMinute: 1_000_000 } });
 
 const RUNS = 80;
 

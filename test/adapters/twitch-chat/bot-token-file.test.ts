@@ -64,11 +64,24 @@ async function connected(setup: Setup): Promise<void> {
   await expect.poll(() => setup.transport.joinedChannels, POLL).toEqual([CHANNEL]);
 }
 
+/** setUp with a token in the file, then connected. */
+async function setUpConnected(options: { world?: BotTokenWorldOptions; refreshWaitMs?: number } = {}): Promise<Setup & { first: StoredTwitchToken }> {
+  const setup = await setUp(options);
+  await connected(setup);
+  return { ...setup, first: setup.first! };
+}
+
 /** Twitch (the fake) drops the connection, as when a server restarts; resolves once the chat is back in the channel. */
 async function dropAndRejoin(setup: Setup): Promise<void> {
   const since = setup.world.irc.joins.length;
   setup.world.irc.dropAllConnections();
   await setup.world.irc.waitForJoin(CHANNEL, { since });
+}
+
+/** The bot's owner withdrew the app's access: `token` has expired, and its refresh token no longer works. */
+function withdrawAccess(world: BotTokenWorld, token: StoredTwitchToken): void {
+  world.helix.revokeRefreshToken(token.refreshToken);
+  world.helix.expireAccessToken(token.accessToken);
 }
 
 function refreshCalls(world: BotTokenWorld): number[] {
@@ -90,10 +103,8 @@ function expectNoTokenLogged(setup: Setup, learned: readonly string[]): void {
 
 describe('Twitch chat with twitch.bot.tokenFile', () => {
   it('logs in with the file\'s token; once Twitch refuses it (expired), refreshes it, saves it (0600) and logs in with the new one', async () => {
-    const setup = await setUp({ world: { helix: { rotateRefreshTokens: true } } });
-    const { world, transport, states, logs } = setup;
-    const first = setup.first!;
-    await connected(setup);
+    const setup = await setUpConnected({ world: { helix: { rotateRefreshTokens: true } } });
+    const { world, transport, states, logs, first } = setup;
     expect(world.passes()).toEqual([first.accessToken]);
 
     world.helix.expireAccessToken(first.accessToken);
@@ -124,10 +135,8 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('refreshes again when the refreshed token expires in its turn, once it has logged in: only a token refused right after its renewal is final', async () => {
-    const setup = await setUp();
-    const { world, transport } = setup;
-    const first = setup.first!;
-    await connected(setup);
+    const setup = await setUpConnected();
+    const { world, transport, first } = setup;
 
     world.helix.expireAccessToken(first.accessToken);
     await dropAndRejoin(setup);
@@ -149,14 +158,10 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('a refresh Twitch refuses is final and says to run `chatskin twitch auth --bot`; a token saved there later is picked up without a restart', async () => {
-    const setup = await setUp();
-    const { world, transport, states, logs } = setup;
-    const first = setup.first!;
-    await connected(setup);
+    const setup = await setUpConnected();
+    const { world, transport, states, logs, first } = setup;
 
-    // The bot's owner withdrew the app's access: the refresh token no longer works.
-    world.helix.revokeRefreshToken(first.refreshToken);
-    world.helix.expireAccessToken(first.accessToken);
+    withdrawAccess(world, first);
     world.irc.dropAllConnections();
     await expect.poll(() => transport.state, POLL).toBe('disconnected');
 
@@ -238,21 +243,18 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('takes a token saved to the file meanwhile at its next login, with no refresh', async () => {
-    const setup = await setUp();
+    const setup = await setUpConnected();
     const { world } = setup;
-    await connected(setup);
     const fresh = world.issue();
     await world.save(fresh);
     await dropAndRejoin(setup);
-    expect(world.passes()).toEqual([setup.first!.accessToken, fresh.accessToken]);
+    expect(world.passes()).toEqual([setup.first.accessToken, fresh.accessToken]);
     expect(refreshCalls(world)).toEqual([]);
   });
 
   it('refused while a new token is being saved to the file, takes that one instead of refreshing', async () => {
-    const setup = await setUp();
-    const { world, transport } = setup;
-    const first = setup.first!;
-    await connected(setup);
+    const setup = await setUpConnected();
+    const { world, transport, first } = setup;
     const fresh = world.issue();
     world.onLogin = (token) => {
       // `chatskin twitch auth --bot` saves its token just as Twitch refuses the old one.
@@ -266,12 +268,9 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('takes a token saved to the file while Twitch was refusing the refresh, instead of giving up', async () => {
-    const setup = await setUp();
-    const { world, transport, states, logs } = setup;
-    const first = setup.first!;
-    await connected(setup);
-    world.helix.revokeRefreshToken(first.refreshToken);
-    world.helix.expireAccessToken(first.accessToken);
+    const setup = await setUpConnected();
+    const { world, transport, states, logs, first } = setup;
+    withdrawAccess(world, first);
     const held = world.helix.holdNext({ path: '/auth/token' });
     const since = world.irc.joins.length;
     world.irc.dropAllConnections();
@@ -289,10 +288,8 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('retries a refresh that failed for a reason a later try may not have (Twitch 503), with back-off', async () => {
-    const setup = await setUp();
-    const { world, transport, logs } = setup;
-    const first = setup.first!;
-    await connected(setup);
+    const setup = await setUpConnected();
+    const { world, transport, logs, first } = setup;
     world.helix.failNext({ status: 503, path: '/auth/token' });
     world.helix.expireAccessToken(first.accessToken);
     await dropAndRejoin(setup);
@@ -306,10 +303,8 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('does not hang on a refresh Twitch never answers: tries the login again meanwhile, with no second refresh, and uses the late answer', async () => {
-    const setup = await setUp({ refreshWaitMs: 100 });
-    const { world, transport, logs } = setup;
-    const first = setup.first!;
-    await connected(setup);
+    const setup = await setUpConnected({ refreshWaitMs: 100 });
+    const { world, transport, logs, first } = setup;
     const held = world.helix.holdNext({ path: '/auth/token' });
     world.helix.expireAccessToken(first.accessToken);
     const since = world.irc.joins.length;
@@ -326,10 +321,8 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('stopped while a refresh is under way, saves the refreshed token before stop() resolves (Twitch may have retired the old refresh token)', async () => {
-    const setup = await setUp({ world: { helix: { rotateRefreshTokens: true } } });
-    const { world, transport } = setup;
-    const first = setup.first!;
-    await connected(setup);
+    const setup = await setUpConnected({ world: { helix: { rotateRefreshTokens: true } } });
+    const { world, transport, first } = setup;
     const held = world.helix.holdNext({ path: '/auth/token' });
     world.helix.expireAccessToken(first.accessToken);
     world.irc.dropAllConnections();
@@ -343,12 +336,11 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('gives up when Twitch refuses the token it just refreshed too: no refresh loop', async () => {
-    const setup = await setUp();
+    const setup = await setUpConnected();
     const { world, transport } = setup;
-    await connected(setup);
     // The account may no longer chat: every token is refused.
     world.refuseEveryLogin = true;
-    world.helix.expireAccessToken(setup.first!.accessToken);
+    world.helix.expireAccessToken(setup.first.accessToken);
     world.irc.dropAllConnections();
     await expect.poll(() => transport.state, POLL).toBe('disconnected');
     expect(transport.lastError).toBe('Twitch refused the bot\'s login as chatskinbot (Login authentication failed) again, with a token just renewed: '
@@ -359,12 +351,9 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
   });
 
   it('gives up at once when Twitch refuses the new token saved to the file after it gave up: no refresh of a token just saved', async () => {
-    const setup = await setUp();
-    const { world, transport } = setup;
-    const first = setup.first!;
-    await connected(setup);
-    world.helix.revokeRefreshToken(first.refreshToken);
-    world.helix.expireAccessToken(first.accessToken);
+    const setup = await setUpConnected();
+    const { world, transport, first } = setup;
+    withdrawAccess(world, first);
     world.irc.dropAllConnections();
     await expect.poll(() => transport.state, POLL).toBe('disconnected');
     expect(refreshCalls(world)).toEqual([400]);

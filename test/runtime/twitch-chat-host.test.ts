@@ -4,13 +4,12 @@
 // connection reconnects and rejoins.
 import { DatabaseSync } from 'node:sqlite';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { watchDefaultOverlay } from './overlay-socket.ts';
-import type { OverlaySocket } from './overlay-socket.ts';
 import { twitchHostConfig } from './twitch-host-config.ts';
+import { watchedTwitchHostForSuite } from './watched-twitch-host.ts';
 import { openService } from '../../src/runtime/open-service.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
-import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
 import { captureLogs } from '../host/log-capture.ts';
 
@@ -18,102 +17,86 @@ const MOD = { login: 'modguy', mod: true };
 const VIEWER = { login: 'viewer_one', userId: '1001' };
 
 describe('host with Twitch chat (real tmi.js against the fake server)', () => {
-  let irc: FakeTwitchIrc;
-  let running: RunningChatskin;
-  let overlay: OverlaySocket;
+  const world = watchedTwitchHostForSuite('chatskin-host-');
 
-  beforeAll(async () => {
-    irc = await FakeTwitchIrc.start();
-    const config = twitchHostConfig(irc, 'chatskin-host-');
-    running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
-    await irc.waitForJoin('alice');
-    overlay = await watchDefaultOverlay(running);
-  });
-
-  afterAll(async () => {
-    overlay?.socket.close();
-    await running?.close();
-    await irc?.close();
-  });
-
-  const width = async () => (await running.service.getTemplate(running.account.id)).settings_values['bubble.width'];
+  const width = async () => (await world.running.service.getTemplate(world.running.account.id)).settings_values['bubble.width'];
   const botSaid = (pattern: RegExp, since: number) =>
-    irc.waitForPrivmsg((m) => m.login === 'chatskinbot' && pattern.test(m.text), { since });
+    world.irc.waitForPrivmsg((m) => m.login === 'chatskinbot' && pattern.test(m.text), { since });
 
   it("applies a moderator's !style to the overlay: stored, pushed live and answered in chat", async () => {
-    const since = irc.privmsgs.length;
-    const framesBefore = overlay.frames.length;
-    irc.sendPrivmsg('#alice', MOD, '!style bubble.width 300');
+    const since = world.irc.privmsgs.length;
+    const framesBefore = world.overlay.frames.length;
+    world.irc.sendPrivmsg('#alice', MOD, '!style bubble.width 300');
     await botSaid(/bubble\.width/, since);
     expect(await width()).toBe(300);
-    const update = await overlay.waitFor((f) => f.type === 'update', framesBefore);
+    const update = await world.overlay.waitFor((f) => f.type === 'update', framesBefore);
     expect(update.type === 'update' && update.style.settings['bubble.width']).toBe(300);
   });
 
   it("refuses a viewer's identical line: nothing changes and the bot says nothing", async () => {
-    const since = irc.privmsgs.length;
-    irc.sendPrivmsg('#alice', VIEWER, '!style bubble.width 500');
+    const since = world.irc.privmsgs.length;
+    world.irc.sendPrivmsg('#alice', VIEWER, '!style bubble.width 500');
     // Lines are handled in order: once the moderator's later line is answered, the viewer's was handled.
-    irc.sendPrivmsg('#alice', MOD, '!style show bubble.width');
+    world.irc.sendPrivmsg('#alice', MOD, '!style show bubble.width');
     await botSaid(/bubble\.width/, since);
     expect(await width()).toBe(300);
-    expect(irc.privmsgs.slice(since).filter((m) => m.login === 'chatskinbot')).toHaveLength(1);
+    expect(world.irc.privmsgs.slice(since).filter((m) => m.login === 'chatskinbot')).toHaveLength(1);
   });
 
   it('answers a validation error in one short line and changes nothing', async () => {
-    const since = irc.privmsgs.length;
-    irc.sendPrivmsg('#alice', MOD, '!style bubble.width 99999');
+    const since = world.irc.privmsgs.length;
+    world.irc.sendPrivmsg('#alice', MOD, '!style bubble.width 99999');
     const reply = await botSaid(/between 0 and 10000/, since);
     expect(reply.text.length).toBeLessThan(200);
     expect(await width()).toBe(300);
   });
 
   it('registers chatters as viewers and shows their messages on the overlay', async () => {
-    const framesBefore = overlay.frames.length;
-    irc.sendPrivmsg('#alice', VIEWER, 'hello <b>chat</b>');
-    const chat = await overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.text === 'hello <b>chat</b>', framesBefore);
+    const framesBefore = world.overlay.frames.length;
+    world.irc.sendPrivmsg('#alice', VIEWER, 'hello <b>chat</b>');
+    const chat = await world.overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.text === 'hello <b>chat</b>', framesBefore);
     expect(chat.type === 'chat' && chat.event.type === 'message' && chat.event.userId).toBe('1001');
-    await expect.poll(async () => (await running.service.findViewer('viewer_one'))?.twitchUserId).toBe('1001');
+    await expect.poll(async () => (await world.running.service.findViewer('viewer_one'))?.twitchUserId).toBe('1001');
   });
 
   it('registers a chatter again after a rename or a new display name, and never one whose user id is unusable', async () => {
-    irc.sendPrivmsg('#alice', { login: 'viewer_uno', displayName: 'Viewer_Uno', userId: '1001' }, 'new name, same me');
-    await expect.poll(async () => (await running.service.findViewer('1001'))?.twitchUsername).toBe('viewer_uno');
-    expect(await running.service.findViewer('viewer_one')).toBeNull();
-    irc.sendPrivmsg('#alice', { login: 'viewer_uno', displayName: 'VIEWER_UNO', userId: '1001' }, 'new display name');
-    await expect.poll(async () => (await running.service.findViewer('1001'))?.displayName).toBe('VIEWER_UNO');
+    world.irc.sendPrivmsg('#alice', { login: 'viewer_uno', displayName: 'Viewer_Uno', userId: '1001' }, 'new name, same me');
+    await expect.poll(async () => (await world.running.service.findViewer('1001'))?.twitchUsername).toBe('viewer_uno');
+    expect(await world.running.service.findViewer('viewer_one')).toBeNull();
+    world.irc.sendPrivmsg('#alice', { login: 'viewer_uno', displayName: 'VIEWER_UNO', userId: '1001' }, 'new display name');
+    await expect.poll(async () => (await world.running.service.findViewer('1001'))?.displayName).toBe('VIEWER_UNO');
 
-    const framesBefore = overlay.frames.length;
-    irc.sendPrivmsg('#alice', { login: 'odd_one', userId: 'not-a-number' }, 'hello from an odd id');
+    const framesBefore = world.overlay.frames.length;
+    world.irc.sendPrivmsg('#alice', { login: 'odd_one', userId: 'not-a-number' }, 'hello from an odd id');
     // Shown on the overlay all the same; lines are handled in order, so once a later chatter is
     // registered, the odd one's line was handled too.
-    await overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.text === 'hello from an odd id', framesBefore);
-    irc.sendPrivmsg('#alice', { login: 'after_odd', userId: '1003' }, 'after it');
-    await expect.poll(async () => (await running.service.findViewer('after_odd'))?.twitchUserId).toBe('1003');
-    expect(await running.service.findViewer('odd_one')).toBeNull();
+    await world.overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.text === 'hello from an odd id', framesBefore);
+    world.irc.sendPrivmsg('#alice', { login: 'after_odd', userId: '1003' }, 'after it');
+    await expect.poll(async () => (await world.running.service.findViewer('after_odd'))?.twitchUserId).toBe('1003');
+    expect(await world.running.service.findViewer('odd_one')).toBeNull();
   });
 
   // !skins also has a 3 s global cooldown, so this holds with per-user cooldowns broken too;
   // twitch-chat-commands.test.ts checks each kind on its own.
   it('answers a viewer spamming !skins once, with at most one cooling-down notice', async () => {
-    const since = irc.privmsgs.length;
-    irc.sendPrivmsg('#alice', VIEWER, '!skins');
-    irc.sendPrivmsg('#alice', VIEWER, '!skins');
-    irc.sendPrivmsg('#alice', VIEWER, '!skins');
-    irc.sendPrivmsg('#alice', MOD, '!style show bubble.width');
+    const since = world.irc.privmsgs.length;
+    world.irc.sendPrivmsg('#alice', VIEWER, '!skins');
+    world.irc.sendPrivmsg('#alice', VIEWER, '!skins');
+    world.irc.sendPrivmsg('#alice', VIEWER, '!skins');
+    world.irc.sendPrivmsg('#alice', MOD, '!style show bubble.width');
     await botSaid(/bubble\.width/, since);
-    const toViewer = irc.privmsgs.slice(since).filter((m) => m.login === 'chatskinbot' && /viewer_one/i.test(m.text));
+    const toViewer = world.irc.privmsgs.slice(since).filter((m) => m.login === 'chatskinbot' && /viewer_one/i.test(m.text));
     // One answer, plus at most one "cooling down" notice, never one per line.
     expect(toViewer.length).toBeGreaterThanOrEqual(1);
     expect(toViewer.length).toBeLessThanOrEqual(2);
   });
 
   it('reconnects and rejoins after the connection drops, and commands work again', async () => {
-    const joins = irc.joins.length;
-    irc.dropAllConnections();
-    await irc.waitForJoin('alice', { since: joins });
-    const since = irc.privmsgs.length;
-    irc.sendPrivmsg('#alice', MOD, '!style bubble.width 320');
+    const joins = world.irc.joins.length;
+    world.irc.dropAllConnections();
+    await world.irc.waitForJoin('alice', { since: joins });
+    const since = world.irc.privmsgs.length;
+    world.irc.sendPrivmsg('#alice', MOD, '!style bubble.width 320');
     await botSaid(/bubble\.width/, since);
     expect(await width()).toBe(320);
   });

@@ -57,6 +57,18 @@ async function rejection(promise: Promise<unknown>): Promise<OverlayStyleError> 
   return error as OverlayStyleError;
 }
 
+/** Listens on a free loopback port; answers the API's base URL there. */
+async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+}
+
+/** Drops every connection to the server, then stops it listening. */
+async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
 beforeEach(() => {
   mockAgent = new MockAgent({ enableCallHistory: true });
   mockAgent.disableNetConnect();
@@ -307,14 +319,10 @@ describe('an answer cut off on the way, over a real socket', () => {
         });
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    baseUrl = await listenOnLoopback(server);
   });
 
-  afterEach(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterEach(() => closeServer(server));
 
   it('sends a read again after a reset and after a short body, and uses the full answer', async () => {
     plan = ['reset', 'close'];
@@ -383,14 +391,10 @@ describe('timeouts, over a real socket', () => {
       received.push(`${request.method} ${request.url}`);
       request.resume();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    baseUrl = await listenOnLoopback(server);
   });
 
-  afterEach(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterEach(() => closeServer(server));
 
   it('times a silent read out per attempt and retries it up to the bound', async () => {
     const agent = new Agent();
@@ -443,14 +447,10 @@ describe('an answer body past maxResponseBytes, over a real socket', () => {
       response.on('close', onHangUp);
       pump();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    baseUrl = await listenOnLoopback(server);
   });
 
-  afterEach(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterEach(() => closeServer(server));
 
   it('stops reading, hangs up and refuses it as invalid_response, without a retry', async () => {
     const agent = new Agent();

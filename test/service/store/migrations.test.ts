@@ -108,9 +108,9 @@ describe('migrations', () => {
 });
 
 describe('connection settings', () => {
-  it('uses WAL, synchronous FULL by default, foreign keys and a 5 s busy timeout', async () => {
+  it('uses WAL, synchronous FULL by default, foreign keys, a 5 s busy timeout and temporary files in memory', async () => {
     const store = openSqliteStore({ path: dbFile() });
-    expect(store.connectionSettings()).toEqual({ journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000 });
+    expect(store.connectionSettings()).toEqual({ journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000, tempStore: 'memory' });
     await store.close();
   });
 

@@ -12,8 +12,9 @@ afterEach(async () => {
   for (const world of worlds.splice(0)) await world.close();
 });
 
-async function open(): Promise<RedemptionWorld> {
-  const world = await openRedemptionWorld({ skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } } });
+/** A world whose skin shop sells neon for the reward unlock-neon. */
+async function open(options: { httpTimeoutSeconds?: number } = {}): Promise<RedemptionWorld> {
+  const world = await openRedemptionWorld({ skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } }, ...options });
   worlds.push(world);
   return world;
 }
@@ -126,10 +127,7 @@ describe('the broadcaster token', () => {
   });
 
   it('a refresh Twitch takes and never answers fails after twitch.httpTimeoutSeconds, a passing fault: a warning, tried again, redemptions recover', async () => {
-    const world = await openRedemptionWorld({
-      skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } }, httpTimeoutSeconds: 1,
-    });
-    worlds.push(world);
+    const world = await open({ httpTimeoutSeconds: 1 });
     const redemptions = await world.start();
     await world.settled();
     const rewardId = await world.rewardId('unlock-neon');
@@ -151,10 +149,7 @@ describe('the broadcaster token', () => {
   });
 
   it('a Helix call Twitch takes and never answers is tried again after twitch.httpTimeoutSeconds: the listing of missed redemptions completes', async () => {
-    const world = await openRedemptionWorld({
-      skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } }, httpTimeoutSeconds: 1,
-    });
-    worlds.push(world);
+    const world = await open({ httpTimeoutSeconds: 1 });
     const redemptions = await world.start();
     await world.settled();
     const rewardId = await world.rewardId('unlock-neon');

@@ -20,6 +20,8 @@ export const CLASSES = Object.freeze({
   emote: 'cs-emote',
   /** Set once an element's entrance animation has run, so a later settings change does not replay it. */
   entered: 'cs-entered',
+  /** "Overlay not found", shown while the server says the page's address names no overlay. */
+  notice: 'cs-notice',
 });
 
 /** The class a message from a viewer with skin `skinId` carries; skin CSS is scoped to it. */

@@ -28,6 +28,13 @@ export function pageStart(title: string): string {
 `;
 }
 
+/**
+ * What both the page for an unknown address and an open overlay page whose address stopped naming
+ * an overlay (its socket refused with 404, docs/overlay.md) say.
+ */
+const NOT_FOUND_MARKUP = `<h1>Overlay not found</h1>
+<p>This overlay address is not known. Copy the current address with <code>chatskin overlays list LOGIN</code> and paste it into the browser source.</p>`;
+
 export function overlayPageHtml(): string {
   return `${pageStart('chatskin overlay')}<link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/animate.css">
 <link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/overlay.css">
@@ -36,6 +43,9 @@ export function overlayPageHtml(): string {
 </head>
 <body data-status="loading">
 <div class="${CLASSES.chat}"></div>
+<div class="${CLASSES.notice}" role="alert" hidden>
+${NOT_FOUND_MARKUP}
+</div>
 </body>
 </html>
 `;
@@ -46,8 +56,7 @@ export function unknownOverlayHtml(): string {
 <html lang="en">
 <head><meta charset="utf-8"><title>Overlay not found</title></head>
 <body style="font-family: sans-serif">
-<h1>Overlay not found</h1>
-<p>This overlay address is not known. Copy the current address with <code>chatskin overlays list LOGIN</code> and paste it into the browser source.</p>
+${NOT_FOUND_MARKUP}
 </body>
 </html>
 `;

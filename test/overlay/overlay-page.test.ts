@@ -370,6 +370,36 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     }
   });
 
+  it('shows "Overlay not found" when a restarted server no longer knows an open page\'s token, and goes live again when it does', async () => {
+    const proxy = await startPrefixProxy('/chatskin', server.port);
+    const otherDatabase = await startPushTestServer();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${proxy.origin}/chatskin/overlay/${server.main.token}`);
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 5_000 });
+      const notice = () => page.evaluate(() => {
+        const shown = [...document.querySelectorAll('body *')].find((el) => el.textContent?.trim().startsWith('Overlay not found') && (el as HTMLElement).offsetHeight > 0);
+        return shown === undefined ? null : (shown as HTMLElement).innerText;
+      });
+      expect(await notice()).toBeNull();
+
+      // Restarted on a database without this overlay: the socket is refused (404) on every retry.
+      proxy.retarget(otherDatabase.port);
+      proxy.cutSockets();
+      await page.waitForFunction(() => document.body.dataset.status === 'not-found', null, { timeout: 10_000 });
+      expect(await notice()).toContain('chatskin overlays list');
+
+      // The overlay is back (the right database again): the page goes live by itself and the notice goes.
+      proxy.retarget(server.port);
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 20_000 });
+      expect(await notice()).toBeNull();
+      await page.close();
+    } finally {
+      await proxy.close();
+      await otherDatabase.close();
+    }
+  });
+
   it('works behind a reverse proxy that serves chatskin under a path prefix', async () => {
     const proxy = await startPrefixProxy('/chatskin', server.port);
     try {
@@ -400,9 +430,10 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
 /**
  * A reverse proxy that passes `<prefix>/...` (HTTP and WebSocket upgrades) to the server at
  * `targetPort` without the prefix, and answers 404 to everything else, as such a proxy does.
- * `cutSockets` drops the WebSocket connections it carries.
+ * `cutSockets` drops the WebSocket connections it carries; `retarget` sends what comes next to
+ * another server (as if chatskin had been restarted with another database).
  */
-async function startPrefixProxy(prefix: string, targetPort: number): Promise<{ origin: string; cutSockets(): void; close(): Promise<void> }> {
+async function startPrefixProxy(prefix: string, targetPort: number): Promise<{ origin: string; cutSockets(): void; retarget(port: number): void; close(): Promise<void> }> {
   const strip = (url = '') => (url.startsWith(`${prefix}/`) ? url.slice(prefix.length) : null);
   const tunnels = new Set<{ destroy(): void }>();
   const proxy = createServer((request, response) => {
@@ -432,6 +463,7 @@ async function startPrefixProxy(prefix: string, targetPort: number): Promise<{ o
     origin: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     /** Cuts the WebSocket tunnels, as a dropped connection would. */
     cutSockets: () => { for (const tunnel of tunnels) tunnel.destroy(); tunnels.clear(); },
+    retarget: (port) => { targetPort = port; },
     close: () => new Promise((resolve) => {
       for (const tunnel of tunnels) tunnel.destroy();
       proxy.closeAllConnections();

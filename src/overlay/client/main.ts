@@ -8,9 +8,33 @@ import type { OverlayPageOptions } from '../../service/push/protocol.ts';
 
 const container = document.querySelector<HTMLElement>(`.${CLASSES.chat}`)!;
 const sheet = document.querySelector<HTMLStyleElement>('#cs-settings')!;
+const notice = document.querySelector<HTMLElement>(`.${CLASSES.notice}`)!;
 const view = new ChatView(container);
 const styles = new StyleApplier(sheet);
 let options: OverlayPageOptions | null = null;
+/** The connection's last status, and whether the server said the page's address names no overlay. */
+let connectionStatus = 'loading';
+let overlayMissing = false;
+
+function showStatus(): void {
+  // For people debugging a browser source, and for the page's end-to-end tests.
+  document.body.dataset.status = overlayMissing ? 'not-found' : connectionStatus;
+  notice.hidden = !overlayMissing;
+}
+
+/**
+ * A socket that cannot open looks the same to the page whether the server is down or no longer
+ * knows the token (a database replaced underneath): the page's own address tells them apart. An
+ * unknown address shows "Overlay not found" instead of an empty overlay that retries forever; the
+ * page keeps retrying, and goes live again by itself if the overlay comes back.
+ */
+function checkOverlayStillKnown(): void {
+  fetch(location.href, { method: 'HEAD', cache: 'no-store' }).then((response) => {
+    if (connectionStatus === 'live') return; // answered after a socket got in: the overlay is known
+    overlayMissing = response.status === 404;
+    showStatus();
+  }, () => { /* the server cannot be reached: still 'reconnecting' */ });
+}
 
 const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
 // The socket is the page's own address plus /ws (docs/push.md), whatever path a reverse proxy
@@ -34,9 +58,11 @@ const connection = new PushConnection(`${scheme}//${location.host}${socketPath}`
     // Removals sent while the socket was down are lost, so nothing on screen can be vouched for.
     view.clear();
   },
+  openFailed: checkOverlayStillKnown,
   status(status, version) {
-    // For people debugging a browser source, and for the page's end-to-end tests.
-    document.body.dataset.status = status;
+    connectionStatus = status;
+    if (status === 'live') overlayMissing = false;
+    showStatus();
     if (version !== null) document.body.dataset.version = String(version);
   },
 });

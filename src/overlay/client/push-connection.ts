@@ -3,7 +3,7 @@
 // closes or falls silent (a browser cannot see WebSocket pings, so the server's heartbeat
 // frames are what the silence timer listens for).
 import type { ChatEvent, OverlayPageOptions, OverlayStyle, ServerFrame } from '../../service/push/protocol.ts';
-import { splitFrames } from '../../service/push/protocol.ts';
+import { CLOSE_CODES, splitFrames } from '../../service/push/protocol.ts';
 
 export interface PushHandlers {
   /** A snapshot or an update: the whole style. `options` only comes with snapshots. */
@@ -11,6 +11,12 @@ export interface PushHandlers {
   chat(event: ChatEvent): void;
   /** A new socket is about to be opened: what is on screen may have missed removals. */
   reconnecting(): void;
+  /**
+   * A socket closed without ever opening (the server refused the upgrade, or could not be reached:
+   * a page cannot tell which), or the server closed it because the overlay is gone (4004). The
+   * reconnect is scheduled already; the page may check whether its address still names an overlay.
+   */
+  openFailed(): void;
   status(status: 'connecting' | 'live' | 'reconnecting', version: number | null): void;
 }
 
@@ -80,9 +86,12 @@ export class PushConnection {
         this.#receive(frame);
       }
     });
-    socket.addEventListener('close', () => {
+    let opened = false;
+    socket.addEventListener('open', () => { opened = true; });
+    socket.addEventListener('close', (event) => {
       if (socket !== this.#socket) return;
       this.#scheduleReconnect();
+      if (!opened || event.code === CLOSE_CODES.overlayGone) this.#handlers.openFailed();
     });
   }
 

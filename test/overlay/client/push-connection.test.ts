@@ -46,6 +46,7 @@ function recorder() {
     style: (_style, options) => note(options === null ? 'update' : 'snapshot'),
     chat: (event) => note(`chat:${event.type === 'message-deleted' ? event.messageId : event.type}`),
     reconnecting: () => note('reconnecting'),
+    openFailed: () => note('open-failed'),
     status: (status) => note(`status:${status}`),
   };
   return { log, handlers, until: (match: string) => log.includes(match) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ match, resolve })) };
@@ -152,6 +153,31 @@ describe('PushConnection (page side)', () => {
     expect(rec.log.filter((e) => e === 'snapshot')).toHaveLength(2);
     // body[data-status] (docs/overlay.md): `connecting` for the first socket only, `reconnecting` while it gets another.
     expect(rec.log.filter((e) => e.startsWith('status:'))).toEqual(['status:connecting', 'status:live', 'status:reconnecting', 'status:reconnecting', 'status:live', 'status:live']);
+  });
+
+  it('tells the page when a socket never opens or is closed because the overlay is gone (4004), not for other closes', async () => {
+    const { rec, socket: first } = await connectedToPeer();
+    first.send(JSON.stringify(snapshot(1)));
+    await rec.until('snapshot');
+    first.close(1001, 'restarting');
+    const second = await peer.next();
+    await rec.until('reconnecting');
+    expect(rec.log).not.toContain('open-failed');
+    second.close(4004, 'The overlay no longer exists.');
+    await rec.until('open-failed');
+    await peer.next(); // and it keeps trying
+    expect(rec.log.filter((e) => e === 'open-failed')).toHaveLength(1);
+  });
+
+  it('tells the page when the server refuses the socket before the handshake', async () => {
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1', verifyClient: (_info, done) => done(false, 404) });
+    await once(server, 'listening');
+    const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/overlay/t/ws`;
+    peer = { url, next: () => Promise.reject(new Error('unused')), close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    const rec = recorder();
+    start(url, rec.handlers);
+    await rec.until('open-failed');
+    expect(rec.log).toEqual(['status:connecting', 'status:reconnecting', 'open-failed']);
   });
 
   it('gives up on a socket that falls silent past its heartbeat and reconnects', async () => {

@@ -1,6 +1,7 @@
 // HTTP routes of the overlay page: GET /overlay/<token> (the page, or a 404 page for an unknown
-// token) and GET /overlay-assets/* (animate.css, overlay.css and the page's type-stripped
-// modules). Everything is read and stripped once, when the routes are registered.
+// token; any other address under /overlay/ gets the 404 page too) and GET /overlay-assets/*
+// (animate.css, overlay.css and the page's type-stripped modules). Everything is read and
+// stripped once, when the routes are registered.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -19,6 +20,8 @@ interface Asset {
 }
 
 const TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
+/** `<token>/`: the page's address with a trailing slash. */
+const TRAILING_SLASH = /^([A-Za-z0-9_-]{1,200})\/$/;
 
 export function loadOverlayAssets(): ReadonlyMap<string, Asset> {
   const require = createRequire(import.meta.url);
@@ -42,6 +45,19 @@ export function registerOverlayRoutes(app: FastifyInstance, options: OverlayRout
     const overlay = TOKEN.test(token) ? await options.findOverlayByToken(token) : null;
     pageHeaders(reply);
     return reply.code(overlay == null ? 404 : 200).type('text/html; charset=utf-8').send(overlay == null ? unknown : page);
+  });
+
+  // Anything else under /overlay/ is what a streamer pasted wrong: the not-found page, never the
+  // server's default 404, whose JSON repeats the address, token and all, on stream. A page address
+  // pasted with a trailing slash is sent on to the page (relative, so behind a path prefix too).
+  app.get<{ Params: { '*': string } }>('/overlay/*', async (request, reply) => {
+    const slashed = TRAILING_SLASH.exec(request.params['*']);
+    pageHeaders(reply);
+    if (slashed !== null) {
+      const query = request.url.indexOf('?');
+      return reply.redirect(`../${slashed[1]}${query === -1 ? '' : request.url.slice(query)}`, 302);
+    }
+    return reply.code(404).type('text/html; charset=utf-8').send(unknown);
   });
 
   app.get<{ Params: { '*': string } }>(`${ASSET_PREFIX}/*`, async (request, reply) => {

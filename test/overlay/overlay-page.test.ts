@@ -418,6 +418,29 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     }
   });
 
+  it('opens the overlay from its address pasted with a trailing slash; any other address under /overlay/ shows the not-found page, never the token', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/overlay/${server.main.token}/`);
+    await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 5_000 });
+    expect(new URL(page.url()).pathname).toBe(`/overlay/${server.main.token}`);
+    const proxy = await startPrefixProxy('/chatskin', server.port);
+    try {
+      await page.goto(`${proxy.origin}/chatskin/overlay/${server.main.token}/`);
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 5_000 });
+      expect(new URL(page.url()).pathname).toBe(`/chatskin/overlay/${server.main.token}`);
+    } finally {
+      await proxy.close();
+    }
+    for (const path of [`/overlay/${server.main.token}/extra`, `/overlay/${server.main.token}/ws`, `/overlay/${server.main.token}//`, '/overlay/']) {
+      const response = await page.goto(`${server.origin}${path}`);
+      expect(response!.status(), path).toBe(404);
+      expect(await page.textContent('h1'), path).toBe('Overlay not found');
+      // What the page shows is on stream: the token, which is the overlay's only credential, is not in it.
+      expect(await page.content(), path).not.toContain(server.main.token);
+    }
+    await page.close();
+  });
+
   it('shows the not-found page for an unknown token, without a socket', async () => {
     const page = await browser.newPage();
     const response = await page.goto(`${server.origin}/overlay/${'q'.repeat(32)}`);

@@ -59,6 +59,8 @@ const USERNAME_LAYOUT: Readonly<Record<string, { head: Declarations; text: Decla
 };
 
 const GENERIC_FALLBACK = 'sans-serif';
+/** Behind the avatar's letter for a chatter without a name colour (and no avatar background). */
+const DEFAULT_AVATAR_COLOR = '#6b6b7b';
 
 /**
  * Keys that style the chat container as a whole. Only the overlay's settings use them; a
@@ -82,6 +84,7 @@ export function settingsToCss(settings: Readonly<Record<string, unknown>>, optio
     chat: `.${CLASSES.chat}`,
     bubble: root,
     avatar: `${root} .${CLASSES.avatar}`,
+    avatarInitial: `${root} .${CLASSES.avatarInitial}`,
     body: `${root} .${CLASSES.body}`,
     head: `${root} .${CLASSES.head}`,
     badges: `${root} .${CLASSES.badges}`,
@@ -118,6 +121,11 @@ export function settingsToCss(settings: Readonly<Record<string, unknown>>, optio
       ['font-size', px(Math.round(size * 0.45))],
     ]);
     rules.add(sel.bubble, AVATAR_LAYOUT[String(get('avatar.position'))]!);
+    // The letter shown without a picture fills the avatar: on the name colour, unless the avatar
+    // has a background of its own, which would otherwise never show. Both ways, so a skin's scoped
+    // rule overrides the overlay's.
+    const ownBackground = get('avatar.background-color') !== 'transparent' || get('avatar.background-gradient') !== '';
+    rules.add(sel.avatarInitial, [['background', ownBackground ? 'none' : `var(${USER_COLOR_PROPERTY}, ${DEFAULT_AVATAR_COLOR})`]]);
   } else {
     rules.add(sel.avatar, [['display', 'none']]);
   }

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
+import { inflateSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
@@ -146,6 +147,36 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     expect(box.name).toBeLessThanOrEqual(box.bubble);
     expect(box.nameWraps).toBe(false);
     expect(box.nameWidth).toBeGreaterThan(60);
+    await page.close();
+  });
+
+  it("draws the avatar's initial on avatar.background-color / -gradient when set, on the name colour otherwise, live", async () => {
+    const overlay = server.source; // the main overlay keeps the settings the other tests expect
+    const setValues = async (values: Record<string, unknown>) => {
+      const before = Number(await page.evaluate(() => document.body.dataset.version));
+      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
+      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
+    };
+    const page = await openOverlay(overlay.token);
+    await setValues({ 'bubble.animation-entrance': 'none' });
+    await chat({ type: 'message', id: 'avatar', login: 'alice', text: 'hi', color: '#1e90ff' }, overlay.token);
+    await page.waitForSelector('.cs-msg[data-message-id="avatar"] .cs-avatar');
+    /** What the stream shows a quarter into the avatar (beside the letter): a screenshot's pixel. */
+    const avatarPixel = async () => {
+      const box = (await page.$eval('.cs-msg[data-message-id="avatar"] .cs-avatar', (el) => {
+        const r = el.getBoundingClientRect();
+        return { x: r.left + r.width / 4, y: r.top + r.height / 4 };
+      }));
+      return pixelAt(await page.screenshot({ clip: { x: Math.floor(box.x), y: Math.floor(box.y), width: 1, height: 1 } }));
+    };
+    expect(await avatarPixel()).toEqual([30, 144, 255]); // the name colour
+
+    await setValues({ 'avatar.background-color': '#ff0000' });
+    expect(await avatarPixel()).toEqual([255, 0, 0]);
+    await setValues({ 'avatar.background-color': null, 'avatar.background-gradient': 'linear-gradient(90deg, #00ff00 0%, #00ff00 100%)' });
+    expect(await avatarPixel()).toEqual([0, 255, 0]);
+    await setValues({ 'avatar.background-gradient': null, 'bubble.animation-entrance': null });
+    expect(await avatarPixel()).toEqual([30, 144, 255]);
     await page.close();
   });
 
@@ -449,6 +480,18 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 });
+
+/** The [r, g, b] of a 1x1 PNG screenshot (the one row's filter byte, whatever it is, leaves one pixel as it is). */
+function pixelAt(png: Buffer): [number, number, number] {
+  const chunks: Buffer[] = [];
+  for (let at = 8; at < png.length;) {
+    const length = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') chunks.push(png.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  const row = inflateSync(Buffer.concat(chunks));
+  return [row[1]!, row[2]!, row[3]!];
+}
 
 /**
  * A reverse proxy that passes `<prefix>/...` (HTTP and WebSocket upgrades) to the server at

@@ -121,6 +121,15 @@ describe('settingsToCss', () => {
     expect(css).toContain('color: var(--cs-user-color, #00ff00);');
   });
 
+  it("puts the avatar's letter on the avatar's own background when it has one, in a skin's scope either way", () => {
+    const initial = (css: string) => /\.cs-avatar-initial \{\n  background: ([^;]*);/.exec(css)?.[1];
+    expect(initial(settingsToCss(CATALOG_DEFAULTS))).toBe('var(--cs-user-color, #6b6b7b)');
+    expect(initial(settingsToCss({ ...CATALOG_DEFAULTS, 'avatar.background-color': '#ff0000' }))).toBe('none');
+    expect(initial(settingsToCss({ ...CATALOG_DEFAULTS, 'avatar.background-gradient': 'linear-gradient(90deg, #ff0000 0%, #0000ff 100%)' }))).toBe('none');
+    // Scoped, the rule is written either way, so a skin's messages follow the skin's settings, never the overlay-wide rule.
+    expect(initial(settingsToCss(CATALOG_DEFAULTS, { scopeClass: 'cs-skin-5' }))).toBe('var(--cs-user-color, #6b6b7b)');
+  });
+
   it('hides the avatar of a template without one (ticker) and keeps the bubble unstyled', () => {
     const ticker = Object.fromEntries(Object.entries(CATALOG_DEFAULTS).filter(([k]) => !/^(bubble|avatar)\./.test(k)));
     const css = settingsToCss(ticker);

@@ -14,6 +14,8 @@
 //   and PUTs are (a PUT merges the same values into the same state); POST unlock is too, by the
 //   spec's rule 3 (a repeat creates nothing). DELETE revoke is not retried after such a failure:
 //   if the first attempt did revoke, a repeat would answer 404 for a call that succeeded.
+// The calls go one at a time, in the order made, and a 429 holds back every call until its
+// Retry-After has passed (call-line.ts): a burst of commands takes effect in the order typed.
 // A 3xx is never followed: it means the base URL is wrong or something in between rewrote the
 // request, and following it could carry the key elsewhere.
 //
@@ -33,6 +35,7 @@ import {
   dataEnvelope, errorEnvelope, messageDataEnvelope, messageEnvelope, skinUpdateResultShape, skinViewShape,
   templateSettingsViewShape, templateUpdateResultShape, unlockDataShape, viewerSkinRefShape,
 } from './response-shapes.ts';
+import { CallLine } from './call-line.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import {
   backoffDelayMs, DEFAULT_RETRY_POLICY, isTlsFailureCode, MAYBE_SENT_ERROR_CODES, NOT_SENT_ERROR_CODES, parseRetryAfterMs,
@@ -101,6 +104,8 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 const HEADER_TEXT = /^[\x20-\x7e]+$/;
 const MAX_TIMER_MS = 2_147_483_647;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** Longest a call waits for the calls before it (timeoutMs if shorter), then it goes anyway. */
+const MAX_HOLD_MS = 2_000;
 
 function integerOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -160,6 +165,11 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
   const dispatcher = options.dispatcher ?? getGlobalDispatcher();
   const sleep = options.sleep ?? ((ms: number) => sleepMs(ms));
   const authorization = `Bearer ${options.apiKey}`;
+  const line = new CallLine({ sleep, maxWaitMs: policy.maxRetryAfterMs, holdMs: Math.min(timeoutMs, MAX_HOLD_MS) });
+  /** Calls made so far: each call's number is its place in the line. */
+  let calls = 0;
+  /** The last 429, whose message a call refused in line carries. */
+  let lastRateLimit: OverlayStyleError | undefined;
 
   function describe(call: Call): string {
     return `${call.method} ${endpoint.origin}${endpoint.basePath}${call.path}`;
@@ -273,42 +283,80 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     });
   }
 
-  async function waitToRetry(call: Call, waitMs: number, reason: string): Promise<void> {
+  function logWait(call: Call, waitMs: number, reason: string): void {
     options.logger?.warn({ call: describe(call), waitMs, reason }, `overlay service call held up, ${reason}: trying again in ${waitMs} ms`);
+  }
+
+  async function waitToRetry(call: Call, waitMs: number, reason: string): Promise<void> {
+    logWait(call, waitMs, reason);
     await sleep(waitMs);
   }
 
   /** Sends `call`, retrying as the policy allows; resolves with a 2xx answer. */
   async function send(call: Call): Promise<Answer> {
-    for (let retry = 0; ; retry++) {
+    // The calls go one at a time, in the order they were made (call-line.ts).
+    const order = ++calls;
+    // Retries used: after a failed attempt, and for each closure of the line waited through.
+    let retry = 0;
+    // Whether the line's closure under way is the one this call's own 429 started (counted already).
+    let paid = false;
+    for (;;) {
+      const entry = await line.enter(order, policy.maxRetries - retry, paid,
+        (waitMs) => logWait(call, waitMs, 'an earlier call was answered 429 (rate limiting)'));
+      if (entry.refused) throw refusedInLine(entry.retryAfterSeconds, call);
+      retry += entry.waited;
+      paid = false;
       const canRetry = retry < policy.maxRetries;
       let answer: Answer;
       try {
         answer = await attempt(call);
       } catch (failure) {
+        entry.done('failed');
         if (!(failure instanceof AttemptFailure)) throw failure;
         const mayRepeat = failure.retryable && (call.idempotent || !failure.maybeSent);
         if (!canRetry || !mayRepeat) throw failure.error;
         await waitToRetry(call, backoffDelayMs(retry, policy), failure.reason);
+        retry += 1;
         continue;
       }
       const { status } = answer;
-      if (status >= 200 && status < 300) return answer;
+      if (status >= 200 && status < 300) {
+        entry.done('answered');
+        return answer;
+      }
       const error = errorFromAnswer(call, answer);
       const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
       if (status === 429) {
         const wait = retryAfterMs ?? backoffDelayMs(retry, policy);
-        if (!canRetry || wait > policy.maxRetryAfterMs) throw error;
-        await waitToRetry(call, wait, 'the service is rate limiting (429)');
+        const willWait = canRetry && wait <= policy.maxRetryAfterMs;
+        // Before the next call in line may go: it would only be refused too.
+        lastRateLimit = error;
+        line.close(wait, willWait);
+        entry.done('answered');
+        if (!willWait) throw error;
+        logWait(call, wait, 'the service is rate limiting (429)');
+        retry += 1;
+        paid = true;
         continue;
       }
+      entry.done(status >= 500 ? 'failed' : 'answered');
       if (RETRYABLE_STATUSES.has(status) && call.idempotent && canRetry) {
         if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) throw error;
         await waitToRetry(call, retryAfterMs ?? backoffDelayMs(retry, policy), `the service answered ${status}`);
+        retry += 1;
         continue;
       }
       throw error;
     }
+  }
+
+  /** A call refused in line, unsent: the service would answer it 429 too. */
+  function refusedInLine(retryAfterSeconds: number, call: Call): OverlayStyleError {
+    return new OverlayStyleError({
+      status: 429,
+      message: lastRateLimit?.message ?? `${describe(call)} was not sent: the service is rate limiting.`,
+      retryAfter: retryAfterSeconds,
+    });
   }
 
   /** Sends `call` and checks the 2xx body against `shape`. */

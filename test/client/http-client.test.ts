@@ -193,6 +193,41 @@ describe('429 Too Many Attempts', () => {
     expect(waits[0]).toBeLessThanOrEqual(10_000);
   });
 
+  it('holds back the calls made while it waits out a 429: unsent, each paying one retry, then sent in the order made', async () => {
+    const order: string[] = [];
+    let openLine: () => void = () => {};
+    const overlay = client({
+      // The first wait is held open until the test lets it go: calls are made meanwhile.
+      sleep: (ms) => { waits.push(ms); return new Promise<void>((resolve) => { openLine = resolve; }); },
+      maxRetries: 1,
+    });
+    service().intercept({ path: '/api/v1/template' }).reply(...tooMany('5'));
+    service().intercept({ path: '/api/v1/template' }).reply(() => { order.push('template'); return { statusCode: 200, data: { data: TEMPLATE_VIEW } }; });
+    service().intercept({ path: '/api/v1/skins' }).reply(() => { order.push('skins'); return { statusCode: 200, data: { data: [] } }; });
+    const first = overlay.getTemplate();
+    await expect.poll(() => waits).toEqual([5000]);
+    const second = overlay.listSkins();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls()).toBe(1);
+    openLine();
+    await expect(first).resolves.toEqual(TEMPLATE_VIEW);
+    await expect(second).resolves.toEqual([]);
+    expect(order).toEqual(['template', 'skins']);
+    expect(waits).toEqual([5000]);
+  });
+
+  it('refuses at once, unsent, a call made within a 429\'s Retry-After when it has no retry to pay for the wait', async () => {
+    const overlay = client({ maxRetries: 0 });
+    service().intercept({ path: '/api/v1/template' }).reply(...tooMany('5'));
+    expect((await rejection(overlay.getTemplate())).retryAfter).toBe(5);
+    const error = await rejection(overlay.listSkins());
+    expect(error).toMatchObject({ status: 429, kind: 'service', message: 'Too Many Attempts.' });
+    expect(error.retryAfter).toBeGreaterThanOrEqual(4);
+    expect(error.retryAfter).toBeLessThanOrEqual(5);
+    expect(calls()).toBe(1);
+    expect(waits).toEqual([]);
+  });
+
   it('does not retry at all with maxRetries 0', async () => {
     service().intercept({ path: '/api/v1/skins' }).reply(...tooMany('1'));
     expect((await rejection(client({ maxRetries: 0 }).listSkins())).status).toBe(429);
@@ -404,6 +439,21 @@ describe('timeouts, over a real socket', () => {
       expect(error.status).toBe(0);
       expect(error.message).toBe(`GET ${baseUrl}/template?preset_id=7 got no complete answer within 100 ms`);
       expect(received).toEqual(['GET /api/v1/template?preset_id=7', 'GET /api/v1/template?preset_id=7']);
+    } finally {
+      await agent.destroy();
+    }
+  });
+
+  it('calls made side by side to a service that hangs each cost about their own timeout, not the sum of those before them', async () => {
+    const agent = new Agent();
+    try {
+      const overlay = client({ baseUrl, dispatcher: agent, timeoutMs: 300, maxRetries: 0 });
+      const started = Date.now();
+      const errors = await Promise.all(Array.from({ length: 4 }, () => rejection(overlay.getTemplate())));
+      expect(errors.map((error) => error.kind)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
+      expect(received).toHaveLength(4);
+      // The first holds the line up to its timeout; then the others go together.
+      expect(Date.now() - started).toBeLessThan(1_000);
     } finally {
       await agent.destroy();
     }

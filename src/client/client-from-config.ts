@@ -4,11 +4,13 @@
 import { z } from 'zod';
 import type { Dispatcher } from 'undici';
 import { baseUrlProblem } from './base-url.ts';
-import { createHttpClient } from './http-client.ts';
+import { createHttpClient, isUserAgentText, MAX_TIMER_MS } from './http-client.ts';
 import type { HttpClientOptions } from './http-client.ts';
 import { createInProcessClient } from './in-process-client.ts';
 import type { BundledOperations } from './in-process-client.ts';
 import type { OverlayStyleClient } from './overlay-style-client.ts';
+
+const USER_AGENT_RULE = 'must be a header value naming the tool, such as "MyBot/1.0": printable ASCII characters, not only spaces';
 
 export const overlayClientConfigSchema = z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('bundled') }),
@@ -21,10 +23,12 @@ export const overlayClientConfigSchema = z.discriminatedUnion('mode', [
       if (problem !== undefined) check.addIssue({ code: 'custom', message: problem.message, input: problem.mayHoldSecret ? undefined : value });
     }),
     apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'must be the API key token (visible characters, no spaces)'),
-    userAgent: z.string().min(1).optional(),
-    timeoutMs: z.number().int().positive().optional(),
+    // The limits createHttpClient checks, so a mistake is a config error naming the key, not a
+    // TypeError when the host starts.
+    userAgent: z.string().refine(isUserAgentText, USER_AGENT_RULE).optional(),
+    timeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
     maxRetries: z.number().int().min(0).max(10).optional(),
-    maxRetryAfterMs: z.number().int().min(0).optional(),
+    maxRetryAfterMs: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
     maxResponseBytes: z.number().int().min(1).max(2 ** 30).optional(),
   }),
 ]);

@@ -102,7 +102,13 @@ class AttemptFailure {
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 const HEADER_TEXT = /^[\x20-\x7e]+$/;
-const MAX_TIMER_MS = 2_147_483_647;
+/** Longest timer Node keeps (about 24.8 days): the longest timeout or wait an option may ask for. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** Whether `value` can be the User-Agent header: printable ASCII, not only spaces. */
+export function isUserAgentText(value: unknown): value is string {
+  return typeof value === 'string' && HEADER_TEXT.test(value) && value.trim() !== '';
+}
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** Longest a call waits for the calls before it (timeoutMs if shorter), then it goes anyway. */
 const MAX_HOLD_MS = 2_000;
@@ -145,7 +151,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     throw new TypeError('createHttpClient: apiKey must be a non-empty token of visible ASCII characters');
   }
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
-  if (typeof userAgent !== 'string' || !HEADER_TEXT.test(userAgent) || userAgent.trim() === '') {
+  if (!isUserAgentText(userAgent)) {
     throw new TypeError('createHttpClient: userAgent must be a non-empty header value such as "MyTool/1.0"');
   }
   const timeoutMs = integerOption('timeoutMs', options.timeoutMs, 10_000, 1, MAX_TIMER_MS);

@@ -163,6 +163,20 @@ describe('a config that cannot be used', () => {
     expect(result).toEqual({ code: 1, stdout: '', stderr: `chatskin: Invalid config in ${file}:\n  - (top level) (line 1): unknown keys "[ a, b ]", "\\u001b]0;owned\\u0007"; allowed keys: http, store, api, overlay, channel, service, twitch, localChat, commands, pluginDirs, plugins, log\n` });
   });
 
+  it('a remote service section the HTTP client cannot take is a config error naming each key, not an unexpected error at start', async () => {
+    const { dir, config } = tempWorkspace(
+      'service: { mode: remote, baseUrl: "http://127.0.0.1:9/api/v1", apiKey: csk_x, userAgent: "  ", timeoutMs: 9999999999, maxRetryAfterMs: 9999999999 }',
+    );
+    const result = await runCli(['start', '--config', config], { cwd: dir, env: NO_DEBUG, killAfterMs: 20_000 });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`chatskin: Invalid config in ${config}:\n`
+      + '  - service.userAgent (line 6): must be a header value naming the tool, such as "MyBot/1.0": printable ASCII characters, not only spaces (got "  ")\n'
+      + '  - service.timeoutMs (line 6): must be at most 2147483647 (got 9999999999)\n'
+      + '  - service.maxRetryAfterMs (line 6): must be at most 2147483647 (got 9999999999)\n');
+    expect(result.stderr).not.toContain('unexpected error');
+  });
+
   it('a binary file, or one that never ends, is one line saying so', async () => {
     const { dir } = tempWorkspace();
     const file = configFile(dir, Buffer.from([0x24, 0x7b, 0xff, 0x1b, 0x5b, 0x32, 0x4a, 0x7d]));

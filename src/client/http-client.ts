@@ -38,7 +38,8 @@ import {
 import { CallLine } from './call-line.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import {
-  backoffDelayMs, DEFAULT_RETRY_POLICY, isTlsFailureCode, MAYBE_SENT_ERROR_CODES, NOT_SENT_ERROR_CODES, parseRetryAfterMs,
+  backoffDelayMs, DEFAULT_RETRY_POLICY, isTlsFailureCode, isUntrustedCertificateCode, MAYBE_SENT_ERROR_CODES, NOT_SENT_ERROR_CODES,
+  parseRetryAfterMs,
   RETRYABLE_STATUSES,
 } from './retry-policy.ts';
 import { DEFAULT_USER_AGENT } from './user-agent.ts';
@@ -110,6 +111,9 @@ export function isUserAgentText(value: unknown): value is string {
   return typeof value === 'string' && HEADER_TEXT.test(value) && value.trim() !== '';
 }
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** How to trust a self-signed or private-CA certificate: Node's own way, for the whole process. */
+const UNTRUSTED_CERTIFICATE_HINT = ' (a self-signed certificate, or one of your own CA: start chatskin with the environment variable'
+  + ' NODE_EXTRA_CA_CERTS naming a PEM file of that certificate or CA)';
 /** Longest a call waits for the calls before it (timeoutMs if shorter), then it goes anyway. */
 const MAX_HOLD_MS = 2_000;
 
@@ -223,7 +227,8 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         status: 0,
         kind: tls ? 'tls' : 'network',
         message: `${describe(call)} failed${code === undefined ? '' : ` (${code})`}`
-          + (tls ? ': no TLS connection could be made; check that baseUrl\'s scheme (http or https) is the service\'s and that its certificate is trusted' : ''),
+          + (tls ? ': no TLS connection could be made; check that baseUrl\'s scheme (http or https) is the service\'s and that its certificate is trusted' : '')
+          + (tls && isUntrustedCertificateCode(code) ? UNTRUSTED_CERTIFICATE_HINT : ''),
         cause: error,
       });
       const reason = `the connection failed: ${code ?? String(error)}`;

@@ -40,11 +40,37 @@ export const MAYBE_SENT_ERROR_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Failed checks of the service's certificate whose OpenSSL names do not say CERT: above all
+ * UNABLE_TO_VERIFY_LEAF_SIGNATURE, what a certificate of a private CA (or one served without its
+ * intermediate) fails with.
+ */
+const OTHER_CERTIFICATE_CODES: ReadonlySet<string> = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY', 'INVALID_CA', 'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE', 'HOSTNAME_MISMATCH', 'UNABLE_TO_GET_CRL', 'UNABLE_TO_DECRYPT_CRL_SIGNATURE', 'CRL_SIGNATURE_FAILURE',
+  'CRL_NOT_YET_VALID', 'CRL_HAS_EXPIRED', 'ERROR_IN_CRL_LAST_UPDATE_FIELD', 'ERROR_IN_CRL_NEXT_UPDATE_FIELD',
+]);
+
+/**
+ * A certificate no CA this process trusts vouches for: self-signed, or of a private CA. Trusting
+ * it (NODE_EXTRA_CA_CERTS) mends it, unlike an expired one or one of another host.
+ */
+const UNTRUSTED_CERTIFICATE_CODES: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED',
+]);
+
+/**
  * Failures to make a TLS connection (a scheme or certificate problem): they fail the same way
  * every time, so they are a setup fault, not something to try again.
  */
 export function isTlsFailureCode(code: string): boolean {
-  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO' || code.includes('CERT');
+  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO' || code.includes('CERT')
+    || OTHER_CERTIFICATE_CODES.has(code);
+}
+
+/** Whether the TLS failure `code` is a certificate the process does not trust (see UNTRUSTED_CERTIFICATE_CODES). */
+export function isUntrustedCertificateCode(code: string): boolean {
+  return UNTRUSTED_CERTIFICATE_CODES.has(code);
 }
 
 /** Bounded exponential back-off with jitter (half fixed, half random), in ms. */

@@ -63,8 +63,10 @@ export interface RunningHost {
 }
 
 /** `chatskin start` in a child process; resolves once it has printed its URLs. */
-export function startHost(config: string, options: { cwd?: string } = {}): Promise<RunningHost> {
-  const child = spawn(process.execPath, ['--no-warnings', MAIN, 'start', '--config', config], { cwd: options.cwd });
+export function startHost(config: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningHost> {
+  const child = spawn(process.execPath, ['--no-warnings', MAIN, 'start', '--config', config], {
+    cwd: options.cwd, ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });

@@ -1,11 +1,14 @@
 // `chatskin start` with service.mode remote checks the remote service once at start and says the
 // outcome under its URLs (and in the log): a wrong address or a refused key shows then, not at the
 // first command a moderator types. The host runs either way.
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import type { Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer as createTlsServer } from 'node:tls';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.ts';
@@ -16,12 +19,31 @@ import type { RunningHost } from './cli-process.ts';
 
 let host: RunningHost | undefined;
 let remote: RunningChatskin | undefined;
+let terminator: Server | undefined;
 afterEach(async () => {
   await host?.stop();
+  await new Promise((resolve) => (terminator ? terminator.close(resolve) : resolve(undefined)));
   await remote?.close();
   host = undefined;
   remote = undefined;
+  terminator = undefined;
 });
+
+/** A certificate for 127.0.0.1 issued by a CA of our own (test/support/tls), served without that CA. */
+const TLS = fileURLToPath(new URL('../support/tls/', import.meta.url));
+
+/** HTTPS in front of `port`, as a reverse proxy ends TLS in front of a service: the bytes inside go through as they are. */
+async function tlsInFrontOf(port: number): Promise<number> {
+  const server = createTlsServer({ key: readFileSync(join(TLS, 'service-key.pem')), cert: readFileSync(join(TLS, 'service-cert.pem')) }, (socket) => {
+    const inside = connect(port, '127.0.0.1');
+    socket.pipe(inside).pipe(socket);
+    socket.on('error', () => inside.destroy());
+    inside.on('error', () => socket.destroy());
+  });
+  terminator = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
 
 /** A port nothing listens on (taken, then given back). */
 async function closedPort(): Promise<number> {
@@ -75,5 +97,22 @@ describe('chatskin start, service.mode remote: the check at start', () => {
     host = await startHost(config, { cwd: dir });
     expect(await remoteLine(host)).toBe('check failed: the overlay service does not accept the bot\'s API key. (details in the log)');
     expect(host.stderr()).not.toContain('csk_not_a_key_of_anyone');
+  });
+
+  it('an https remote whose certificate is of a CA of the streamer\'s own: told it cannot connect securely, and how to trust it; trusted with NODE_EXTRA_CA_CERTS', async () => {
+    remote = await startRemote();
+    await remote.service.setPremium('streamer', true);
+    const { token } = await remote.service.createKey('streamer');
+    const tlsPort = await tlsInFrontOf(remote.port);
+    const { dir, config } = tempWorkspace(`service: { mode: remote, baseUrl: "https://127.0.0.1:${tlsPort}/api/v1/", apiKey: "${token}", maxRetries: 2 }`);
+    host = await startHost(config, { cwd: dir, env: { NODE_EXTRA_CA_CERTS: undefined } });
+    expect(await remoteLine(host)).toBe('check failed: the bot cannot connect to the overlay service securely; the streamer should check the service settings. (details in the log)');
+    expect(host.stderr()).toContain('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    expect(host.stderr()).toContain('NODE_EXTRA_CA_CERTS');
+    expect(host.stderr()).not.toContain(token);
+    await host.stop();
+
+    host = await startHost(config, { cwd: dir, env: { NODE_EXTRA_CA_CERTS: join(TLS, 'ca.pem') } });
+    expect(await remoteLine(host)).toBe('check passed: it accepts the key; plugins restyle its overlay "Main"');
   });
 });

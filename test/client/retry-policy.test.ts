@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseRetryAfterMs } from '../../src/client/retry-policy.ts';
+import { backoffDelayMs, DEFAULT_RETRY_POLICY, isTlsFailureCode, isUntrustedCertificateCode, parseRetryAfterMs } from '../../src/client/retry-policy.ts';
 
 describe('backoffDelayMs', () => {
   const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1_000 };
@@ -40,5 +40,19 @@ describe('parseRetryAfterMs', () => {
     for (const header of [undefined, '', 'soon', '-5', '1.5', '12abc']) {
       expect(parseRetryAfterMs(header, now)).toBeUndefined();
     }
+  });
+});
+
+describe('isTlsFailureCode', () => {
+  it('knows every failed certificate check as TLS, not only those whose names say CERT', () => {
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'INVALID_CA', 'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO']) {
+      expect(isTlsFailureCode(code), code).toBe(true);
+    }
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'ETIMEDOUT']) expect(isTlsFailureCode(code), code).toBe(false);
+  });
+
+  it('tells a certificate that could be trusted from one that is wrong', () => {
+    expect(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'].every(isUntrustedCertificateCode)).toBe(true);
+    expect(['CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER'].some(isUntrustedCertificateCode)).toBe(false);
   });
 });

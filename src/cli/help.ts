@@ -71,7 +71,9 @@ Prints each overlay of the account: id, name, template and the full
 browser-source URL to paste into OBS (its base is overlay.publicUrl when set,
 else http.host:http.port). With http.port 0 and no overlay.publicUrl it prints
 the path (/overlay/TOKEN) and a note on stderr: the running host picks its
-port and prints the full URLs when it starts.
+port and prints the full URLs when it starts. With service.mode remote these
+are this host's own overlays, which the plugins do not restyle: a note on
+stderr names the remote service, whose overlay goes in OBS.
 `,
   chat: `Usage: chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]
 

@@ -1,4 +1,5 @@
-// chatskin overlays list LOGIN: each overlay's id, name, template and browser-source URL.
+// chatskin overlays list LOGIN: each overlay's id, name, template and browser-source URL, of this
+// config's store (with service.mode remote, a note on stderr says the plugins restyle another's).
 import type { CliOptions } from '../main.ts';
 import { configuredPublicBaseUrl, overlayUrl } from '../runtime/public-url.ts';
 import { configFileInUse, withService, requireArgs } from './cli-context.ts';
@@ -10,7 +11,9 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   const [action, login] = requireArgs(args, 2, USAGE);
   if (action !== 'list') throw new CliError(`Usage: ${USAGE}`);
   let pathsOnly = false;
+  let remoteBaseUrl: string | undefined;
   const lines = await withService(options, async (service, config) => {
+    if (config.service.mode === 'remote') remoteBaseUrl = config.service.baseUrl;
     const account = await service.findAccount(login!);
     if (!account) throw new CliError(`No account "${login}".`);
     // http.port 0 (and no overlay.publicUrl): the running host picks its port, so only the path is known here.
@@ -20,6 +23,12 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
       `${o.id}\t${o.name}${o.isDefault ? ' (default)' : ''}\t${o.template.slug}\t${overlayUrl(base ?? '', o.token)}`);
   });
   process.stdout.write(`id\tname\ttemplate\tbrowser-source URL\n${lines.join('\n')}\n`);
+  if (remoteBaseUrl !== undefined) {
+    // The one the plugins restyle is the remote service's: this list is not where to find it.
+    process.stderr.write(`chatskin: note: service.mode is remote in ${configFileInUse(options)}: these are this host's own overlays,`
+      + ` which the plugins do not restyle (!style, !theme and skin edits go to ${remoteBaseUrl}). Add that service's overlay to OBS;`
+      + ' on a chatskin, `chatskin overlays list LOGIN` with its config lists it.\n');
+  }
   if (pathsOnly) {
     process.stderr.write(`chatskin: note: http.port is 0 in ${configFileInUse(options)}: the running host picks a free port and prints`
       + ' the full overlay URLs when it starts, so these are paths on it. Set http.port (or overlay.publicUrl) to know the URLs in advance.\n');

@@ -1,7 +1,7 @@
 // `chatskin start` with service.mode remote checks the remote service once at start and says the
 // outcome under its URLs (and in the log): a wrong address or a refused key shows then, not at the
 // first command a moderator types. The host runs either way.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import type { Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
-import { startHost, tempWorkspace } from './cli-process.ts';
+import { runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
 let host: RunningHost | undefined;
@@ -114,5 +114,19 @@ describe('chatskin start, service.mode remote: the check at start', () => {
 
     host = await startHost(config, { cwd: dir, env: { NODE_EXTRA_CA_CERTS: join(TLS, 'ca.pem') } });
     expect(await remoteLine(host)).toBe('check passed: it accepts the key; plugins restyle its overlay "Main"');
+  });
+});
+
+describe('chatskin overlays list, service.mode remote', () => {
+  it('lists this host\'s own overlays, with a note that the plugins restyle the remote service\'s instead', async () => {
+    const { dir, config } = tempWorkspace('service: { mode: remote, baseUrl: "https://styles.example.com/api/v1", apiKey: csk_abc }', '{ host: 127.0.0.1, port: 4477 }');
+    writeFileSync(join(dir, 'fixture.yaml'), 'accounts: [ { login: alice } ]\n');
+    expect((await runCli(['seed', join(dir, 'fixture.yaml'), '--config', config], { cwd: dir })).code).toBe(0);
+    const listed = await runCli(['overlays', 'list', 'alice', '--config', config], { cwd: dir });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split('\n')[1]).toMatch(/^\d+\tMain \(default\)\tbubbles\thttp:\/\/127\.0\.0\.1:4477\/overlay\/\S+$/);
+    expect(listed.stderr).toBe(`chatskin: note: service.mode is remote in ${config}: these are this host's own overlays, which the plugins`
+      + ' do not restyle (!style, !theme and skin edits go to https://styles.example.com/api/v1). Add that service\'s overlay to OBS;'
+      + ' on a chatskin, `chatskin overlays list LOGIN` with its config lists it.\n');
   });
 });

@@ -71,11 +71,22 @@ export function toChatEvent(input: z.infer<typeof localChatEventSchema>): ChatEv
 }
 
 /** zod issues as the API's `errors` object: dotted field path -> messages. */
+/**
+ * What follows "The <field>": this schema's own messages read on ("must be ..."); zod's own
+ * ("Too big: expected array to have <=20 items", "Invalid input: expected string") are put after
+ * "is invalid:".
+ */
+function issueText(message: string): string {
+  if (/^[a-z]/.test(message)) return message;
+  const detail = message.replace(/^Invalid input: /, '');
+  return `is invalid: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}`;
+}
+
 export function fieldErrorsOf(error: z.ZodError): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of error.issues) {
     const field = issue.path.length === 0 ? 'body' : issue.path.map(String).join('.');
-    (errors[field] ??= []).push(`The ${field} ${issue.message.replace(/^Invalid input: /, 'is invalid: ')}`);
+    (errors[field] ??= []).push(`The ${field} ${issueText(issue.message)}`);
   }
   return errors;
 }

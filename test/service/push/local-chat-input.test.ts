@@ -25,6 +25,16 @@ describe('local chat input', () => {
     expect(errors['event.login']![0]).toMatch(/Twitch login/);
   });
 
+  it('words zod\'s own messages after "is invalid:" and the schema\'s own as they are', () => {
+    const result = localChatBodySchema.safeParse({
+      token: 't', event: { type: 'message', login: 'alice', text: 42, badges: Array(21).fill('vip/1'), color: 'red' },
+    });
+    const errors = fieldErrorsOf(result.error!);
+    expect(errors['event.badges']).toEqual(['The event.badges is invalid: too big: expected array to have <=20 items']);
+    expect(errors['event.text']).toEqual(['The event.text is invalid: expected string, received number']);
+    expect(errors['event.color']).toEqual(['The event.color must be a colour #rrggbb']);
+  });
+
   it('refuses an unknown event type', () => {
     const result = localChatBodySchema.safeParse({ token: 't', event: { type: 'explode' } });
     expect(result.success).toBe(false);

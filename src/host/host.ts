@@ -95,6 +95,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const stalls = watchEventLoopStalls({ thresholdMs: options.stallWarningMs ?? EVENT_LOOP_STALL_MS, logger });
   const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS, onSlow: (heldMs) => stalls.attributed(heldMs) });
   const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall });
+  /** Runs a plugin's teardown, timed, a turn later (so one that throws at once rejects instead). */
+  const tearDown = (plugin: string, log: Logger, teardown: PluginTeardown): Promise<unknown> =>
+    Promise.resolve().then(() => timePluginCall(plugin, 'its teardown', log, teardown));
   const queues = new Map<ChatTransport, ReplyQueue>(transports.map((transport) =>
     [transport, createReplyQueue({ transport, clock, logger, ...options.replyQueue })]));
   const statuses: PluginStatus[] = [];
@@ -168,7 +171,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       // A setup that timed out may still finish: what it set up is let go at once.
       setup.then(async (late) => {
         if (typeof late !== 'function') return;
-        await Promise.resolve().then(() => timePluginCall(name, 'its teardown', pluginLogger, late));
+        await tearDown(name, pluginLogger, late);
         pluginLogger.warn(`plugin ${name} finished its setup after it was left out: its teardown ran`);
       }, () => {}).catch((lateError: unknown) => pluginLogger.error({ err: lateError }, `plugin ${name}'s teardown failed`));
     }
@@ -229,7 +232,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     for (const queue of queues.values()) queue.stop();
     // All at once (started last plugin first), each within the same deadline.
     await Promise.all(teardowns.reverse().map(({ plugin, teardown, log }) =>
-      awaitWithin(Promise.resolve().then(() => timePluginCall(plugin, 'its teardown', log, teardown)), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
+      awaitWithin(tearDown(plugin, log, teardown), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
     stalls.stop();
   };
 

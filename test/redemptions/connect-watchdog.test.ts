@@ -188,15 +188,20 @@ describe('an endpoint that takes connections and closes them at once, never welc
     await expect.poll(() => warnings(world).some((w) => /connecting afresh in \d+ s/.test(w)), { timeout: GUARD_MS, interval: 5 }).toBe(true);
     const closedAtGiveUp = eventSub.closedNewConnections;
     await new Promise((resolve) => setTimeout(resolve, 300));
-    // Three sockets opened and closed with no welcome, then no more until the fresh connection (a
-    // connection twurple had already set going may still come: alone it would loop for ever).
+    // Three sockets opened and closed with no welcome, then no more until the fresh connection. A
+    // connection twurple had already set going may still come, before or just after the give-up
+    // was seen (on a loaded machine, after): one at most, and none after it (alone it would loop
+    // for ever).
+    const closedAfterGiveUp = eventSub.closedNewConnections;
     expect(closedAtGiveUp).toBeGreaterThanOrEqual(3);
-    expect(closedAtGiveUp).toBeLessThanOrEqual(5);
-    expect(eventSub.closedNewConnections).toBe(closedAtGiveUp);
+    expect(closedAfterGiveUp - closedAtGiveUp).toBeLessThanOrEqual(1);
+    expect(closedAfterGiveUp).toBeLessThanOrEqual(5);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(eventSub.closedNewConnections).toBe(closedAfterGiveUp);
 
     eventSub.closeNewConnections(0);
     const sessionId = await freshSubscriptionSession(world, subscriptionsBefore);
-    expect(eventSub.closedNewConnections).toBe(closedAtGiveUp);
+    expect(eventSub.closedNewConnections).toBe(closedAfterGiveUp);
     expect(world.redemptions!.status().eventsub).toMatchObject({ state: 'connected', sessionId });
     await expectLiveRedemptions(world, sessionId);
   });

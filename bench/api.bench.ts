@@ -9,8 +9,10 @@
 // request (steadier than throughput on a busy machine), how many writes each SQLite COMMIT
 // carried (group commit), and the service's own cost per call, in process.
 // Aims: GET throughput >= 0.6x raw, PUT >= 0.3x raw. `npm run bench:api -- --cpu-prof` also
-// writes CPU profiles of the chatskin servers.
-import { mkdtempSync, rmSync } from 'node:fs';
+// writes CPU profiles of the chatskin servers. `-- --baseline DIR` adds a chatskin server run from
+// another checkout (DIR, with its node_modules) to every round, for an A/B of a change on this
+// noisy machine: old and new code take turns under the same load. `-- --rounds N` (default 7).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,8 +33,26 @@ const PROFILE_DIR = process.argv.includes('--cpu-prof') ? mkdtempSync(path.join(
 const profileFlags = (name: string): string[] =>
   (PROFILE_DIR === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`]);
 
+/** The value after `name` on the command line, or undefined. */
+function option(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+/** `--baseline DIR`: the bench server script of another checkout, run as one more target. */
+const BASELINE_SCRIPT = ((dir) => {
+  if (dir === undefined) return null;
+  const script = path.resolve(dir, 'bench/helpers/bench-server-process.ts');
+  if (!existsSync(script)) throw new Error(`--baseline ${dir}: no ${script}`);
+  return script;
+})(option('--baseline'));
+
 const CONCURRENCY = 32;
-const ROUNDS = 7;
+const ROUNDS = ((value) => {
+  const rounds = Number(value ?? 7);
+  if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a positive integer, got ${value}`);
+  return rounds;
+})(option('--rounds'));
 const GET_REQUESTS_PER_ROUND = 5_000;
 const PUT_REQUESTS_PER_ROUND = 1_500;
 const WARMUP_REQUESTS = 1_000;
@@ -179,6 +199,13 @@ async function main(): Promise<void> {
     servers.push(chatskin);
     const chatskinNormal = await startServerProcess({ kind: 'chatskin', dbPath: normalDbPath, synchronous: 'NORMAL' }, profileFlags('normal'));
     servers.push(chatskinNormal);
+    let baseline: { server: ServerProcess; key: string } | null = null;
+    if (BASELINE_SCRIPT !== null) {
+      const baselineDbPath = path.join(dir, 'bench-baseline.db');
+      const baselineKey = await seed(baselineDbPath);
+      baseline = { server: await startServerProcess({ kind: 'chatskin', dbPath: baselineDbPath }, profileFlags('baseline'), BASELINE_SCRIPT), key: baselineKey };
+      servers.push(baseline.server);
+    }
     const headers = { 'user-agent': 'chatskin-bench/1.0', accept: 'application/json', authorization: `Bearer ${key}` };
     const writeHeaders = { ...headers, 'content-type': 'application/json' };
     const getBytes = await sample(chatskin.origin, 'GET', headers);
@@ -204,6 +231,7 @@ async function main(): Promise<void> {
         { label: `raw ${method}`, server: raw, key },
         { label: `chatskin ${method}`, server: chatskin, key },
         ...(method === 'PUT' ? [{ label: 'chatskin PUT (NORMAL)', server: chatskinNormal, key: normalKey }] : []),
+        ...(baseline === null ? [] : [{ label: `baseline ${method}`, server: baseline.server, key: baseline.key }]),
       ];
       const results = await measure(targets, base, method === 'GET' ? GET_REQUESTS_PER_ROUND : PUT_REQUESTS_PER_ROUND);
       for (const [label, result] of results) {
@@ -220,6 +248,13 @@ async function main(): Promise<void> {
       if (method === 'PUT') {
         const normal = ratioOf(results.get('chatskin PUT (NORMAL)')!, rawResult);
         console.log(`  PUT chatskin(NORMAL)/raw throughput: ${normal.median.toFixed(2)}x (rounds ${normal.low.toFixed(2)}-${normal.high.toFixed(2)})`);
+      }
+      const baselineResult = results.get(`baseline ${method}`);
+      if (baselineResult !== undefined) {
+        const versus = ratioOf(ours, baselineResult);
+        console.log(`  ${method} chatskin/baseline: server CPU per request ${ours.cpuMicrosPerRequest.toFixed(1)} vs `
+          + `${baselineResult.cpuMicrosPerRequest.toFixed(1)} us (${(ours.cpuMicrosPerRequest / baselineResult.cpuMicrosPerRequest).toFixed(3)}x), `
+          + `throughput ${versus.median.toFixed(2)}x (rounds ${versus.low.toFixed(2)}-${versus.high.toFixed(2)})`);
       }
       console.log(`  service alone, in process, one call at a time (authenticate + operation): ${costFull[method].toFixed(1)} us`
         + (method === 'PUT' ? ` (FULL: one fsync per call, nothing to group), ${costNormal.PUT.toFixed(1)} us (NORMAL)` : '')

@@ -20,9 +20,10 @@
 //    registerViewer call each (the baseline); COMMITs and CPU per chatter. No aim: it shows what
 //    the queue saves where the flood above (200 lines per WebSocket frame) cannot.
 //   npm run bench:chat -- --registrations 10000
+//   npm run bench:chat -- --baseline ../old-checkout --latency-seconds 1   # A/B: that checkout's host in every ingest round too
 // Aims: ingest >= 0.8x bare tmi.js; p99 < 50 ms. Prints figures and ratios and exits 0; the whole
 // run is bounded by --timeout (default 300 s).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -51,8 +52,16 @@ const { values } = parseArgs({
     registrations: { type: 'string', default: '3000' },
     'cpu-prof': { type: 'boolean', default: false },
     timeout: { type: 'string', default: '300' },
+    baseline: { type: 'string' },
   },
 });
+/** `--baseline DIR`: another checkout's host (its own consumer script and src), one more reader in every ingest round. */
+const BASELINE_SCRIPT = ((dir: string | undefined): string | null => {
+  if (dir === undefined) return null;
+  const script = path.resolve(dir, 'bench/helpers/chat-consumer-process.ts');
+  if (!existsSync(script)) throw new Error(`--baseline ${dir}: no ${script}`);
+  return script;
+})(values.baseline);
 const MESSAGES = Number(values.messages);
 const WARMUP = Number(values.warmup);
 const ROUNDS = Number(values.rounds);
@@ -66,8 +75,10 @@ const AIMS = { ingestRatio: 0.8, p99Ms: 50 } as const;
 const MODERATORS = 50;
 const LOAD_TICK_MS = 10;
 
+type ReaderKind = 'host' | 'bare' | 'baseline';
+
 interface IngestResult {
-  kind: 'host' | 'bare';
+  kind: ReaderKind;
   perSecond: number;
   settledPerSecond: number;
   cpuMicrosPerLine: number;
@@ -132,15 +143,16 @@ class Bench {
   }
 
   /** A fresh reader (its own process, a new database for the host), joined and ready. */
-  async reader(kind: 'host' | 'bare', echo = false): Promise<ChatConsumer> {
+  async reader(kind: ReaderKind, echo = false): Promise<ChatConsumer> {
     const joins = this.irc.joins.length;
     let consumer: ChatConsumer;
     // Both readers profiled, each kind in its own folder, so their tmi.js time can be compared.
     const execArgv = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(this.profileDir, kind)}`] : [];
-    if (kind === 'host') {
+    if (kind !== 'bare') {
       const dir = path.join(this.dir, `host-${++this.#hostRuns}`);
       mkdirSync(dir);
-      consumer = await startChatConsumer({ kind, port: this.irc.port, dir }, { execArgv });
+      const script = kind === 'baseline' ? BASELINE_SCRIPT ?? undefined : undefined;
+      consumer = await startChatConsumer({ kind: 'host', port: this.irc.port, dir }, { execArgv, script });
     } else {
       consumer = await startChatConsumer({ kind, port: this.irc.port, echo }, { execArgv });
     }
@@ -163,7 +175,7 @@ class Bench {
     return { startedAt, report: await counted };
   }
 
-  async ingestRound(kind: 'host' | 'bare', round: number): Promise<IngestResult> {
+  async ingestRound(kind: ReaderKind, round: number): Promise<IngestResult> {
     const consumer = await this.reader(kind);
     const overlay = consumer.overlaySocketUrl ? await overlaySocket(consumer.overlaySocketUrl) : null;
     try {
@@ -291,7 +303,9 @@ async function main(): Promise<void> {
     const ingest: IngestResult[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate who goes first, so a drift in the machine's load does not favour one side.
-      const order: ('host' | 'bare')[] = round % 2 === 0 ? ['bare', 'host'] : ['host', 'bare'];
+      const order: ReaderKind[] = round % 2 === 0 ? ['bare', 'host'] : ['host', 'bare'];
+      // The baseline right before or after the host, alternating too, for A/B pairs.
+      if (BASELINE_SCRIPT !== null) order.splice(order.indexOf('host') + (round % 4 < 2 ? 0 : 1), 0, 'baseline');
       for (const kind of order) ingest.push(await bench.ingestRound(kind, round));
     }
     const bare = median(ingest.filter((r) => r.kind === 'bare'), (r) => r.perSecond);
@@ -305,6 +319,15 @@ async function main(): Promise<void> {
       + `(${(hostSettled.settledPerSecond / bare.perSecond).toFixed(2)}x bare)`);
     console.log(`  all rounds, lines/s: bare ${ingest.filter((r) => r.kind === 'bare').map((r) => r.perSecond.toFixed(0)).join(', ')}; `
       + `host ${ingest.filter((r) => r.kind === 'host').map((r) => r.perSecond.toFixed(0)).join(', ')}`);
+    const baselineRounds = ingest.filter((r) => r.kind === 'baseline');
+    if (baselineRounds.length > 0) {
+      const hostRounds = ingest.filter((r) => r.kind === 'host');
+      const baseline = median(baselineRounds, (r) => r.perSecond);
+      console.log(`  baseline host (${values.baseline})  ${baseline.perSecond.toFixed(0).padStart(7)} lines/s   ${baseline.cpuMicrosPerLine.toFixed(1)} us CPU/line`);
+      console.log(`  CPU per line by round, host vs baseline: ${hostRounds.map((r, i) => `${r.cpuMicrosPerLine.toFixed(2)}/${baselineRounds[i]!.cpuMicrosPerLine.toFixed(2)}`).join(', ')}; `
+        + `median ${median(hostRounds, (r) => r.cpuMicrosPerLine).cpuMicrosPerLine.toFixed(2)} vs ${median(baselineRounds, (r) => r.cpuMicrosPerLine).cpuMicrosPerLine.toFixed(2)} us; `
+        + `lines/s ${hostRounds.map((r, i) => `${r.perSecond.toFixed(0)}/${baselineRounds[i]!.perSecond.toFixed(0)}`).join(', ')}`);
+    }
     console.log(`  ingest host/bare: ${ratio.toFixed(2)}x (aim >= ${AIMS.ingestRatio}x); CPU per line ${(host.cpuMicrosPerLine / bare.cpuMicrosPerLine).toFixed(2)}x bare\n`);
 
     const bareSeconds = Math.max(5, Math.round(LATENCY_SECONDS / 2));

@@ -6,7 +6,7 @@ import type { CommandInvocation, PluginDefinition } from './host/plugin-api.ts';
 import { SETTINGS_BY_KEY } from './service/settings/catalog.ts';
 import type { SettingSpec, SettingValue } from './service/settings/catalog.ts';
 import { settingValueFromKeyText } from './service/settings/setting-text.ts';
-import { TAG_CHARACTERS } from './host/typed-text.ts';
+import { INVISIBLE } from './host/typed-text.ts';
 
 export { z } from 'zod';
 
@@ -30,7 +30,7 @@ export { overlayErrorLine } from './client/overlay-error-line.ts';
 export { answerInChat, ChatRefusal } from './host/chat-answer.ts';
 export { fittedList } from './host/fitted-list.ts';
 /** Typed names as meant (quotes off, spaces collapsed) and typed text said back safely (no direction or invisible characters). */
-export { quotedTyped, shortened, typedName } from './host/typed-text.ts';
+export { quotedTyped, sameName, shortened, typedName } from './host/typed-text.ts';
 export type { AnswerOptions } from './host/chat-answer.ts';
 
 export type { SettingSpec, SettingType } from './service/settings/catalog.ts';
@@ -59,8 +59,8 @@ export function coerceChatValue(key: string, text: string): SettingValue {
  * invocation's text: its first word less the command's name or alias typed. For usage lines.
  */
 export function typedPrefix(call: Pick<CommandInvocation, 'text'>, names: readonly string[]): string {
-  // Chat clients may append an invisible tag character; the router ignores it too.
-  const first = call.text.replace(TAG_CHARACTERS, '').trim().split(/\s/, 1)[0] ?? '';
+  // Chat clients may add an invisible character; the router ignores it too.
+  const first = call.text.replace(INVISIBLE, '').trim().split(/\s/, 1)[0] ?? '';
   const lower = first.toLowerCase();
   const longestFirst = [...names].sort((a, b) => b.length - a.length);
   const typed = longestFirst.find((name) => lower.length > name.length && lower.endsWith(name.toLowerCase()));

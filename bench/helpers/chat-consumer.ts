@@ -21,10 +21,12 @@ export interface ChatConsumer {
 export interface ChatConsumerOptions {
   /** Extra node flags for the child, e.g. ['--cpu-prof', '--cpu-prof-dir=...']. */
   execArgv?: string[];
+  /** The consumer script to run (another checkout's, for A/B runs); default this checkout's. */
+  script?: string;
 }
 
 export async function startChatConsumer(request: ChatConsumerRequest, options: ChatConsumerOptions = {}): Promise<ChatConsumer> {
-  const child: ChildProcess = fork(SCRIPT, [], {
+  const child: ChildProcess = fork(options.script ?? SCRIPT, [], {
     execArgv: ['--disable-warning=ExperimentalWarning', ...(options.execArgv ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -19,9 +19,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** `execArgv`: extra node flags for the server, e.g. ['--cpu-prof', '--cpu-prof-dir=...']. */
-export async function startServerProcess(request: BenchServerRequest, execArgv: string[] = []): Promise<ServerProcess> {
-  const child: ChildProcess = fork(SCRIPT, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+/**
+ * `execArgv`: extra node flags for the server, e.g. ['--cpu-prof', '--cpu-prof-dir=...'].
+ * `script`: another checkout's bench-server-process.ts (bench:api --baseline), to run its code.
+ */
+export async function startServerProcess(request: BenchServerRequest, execArgv: string[] = [], script = SCRIPT): Promise<ServerProcess> {
+  const child: ChildProcess = fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   const origin = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { origin: string }).origin));
     child.once('exit', (code) => reject(new Error(`bench server exited early with code ${code}`)));

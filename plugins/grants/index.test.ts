@@ -180,6 +180,15 @@ describe('grants plugin: config', () => {
 });
 
 describe('grants plugin: remote service (HTTP client, bundled server on a real socket)', () => {
+  it('a grant whose first answer was lost on the way back (the client sent it again) is reported as held, not as held before', async () => {
+    const w = await startRemotePluginWorld({ fixture: FIXTURE, plugins: { grants: {} }, maxRetries: 1, answerDroppingProxy: true });
+    w.proxy!.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
+    expect(await remoteChatAnswers(w.test, '!grant viewer_one vault', moderatorTags())).toEqual(['@Mod_mia viewer_one has Vault now.']);
+    expect(w.proxy!.dropped).toBe(1);
+    // Held before, with every answer arriving: said so.
+    expect(await remoteChatAnswers(w.test, '!grant viewer_one vault', moderatorTags())).toEqual(['@Mod_mia viewer_one already has Vault.']);
+  });
+
   it('grants and revokes through the API; the remote service holds the grant, purchases stay, errors are one line', async () => {
     const w = await startRemotePluginWorld({ fixture: FIXTURE, plugins: { grants: {} } });
     const ask = (text: string, tags: ChatTags = moderatorTags()) => remoteChatAnswers(w.test, text, tags);

@@ -5,7 +5,7 @@
 // overlay's template (GET /skins), a name from the config's skinIds (for global skins and other
 // templates), or a numeric skin id.
 // Only spec operations are used, so it works against a remote service too. docs/commands.md.
-import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, quotedTyped, typedName, z } from '../../src/sdk.ts';
+import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, quotedTyped, sameName, typedName, z } from '../../src/sdk.ts';
 import type { CommandInvocation } from '../../src/sdk.ts';
 
 const SKIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -39,7 +39,7 @@ export default definePlugin({
       const configured = Object.hasOwn(skinIds, wanted) ? skinIds[wanted] : undefined;
       if (configured !== undefined) return { id: configured };
       const skins = await ctx.overlay.listSkins(presetId);
-      const found = skins.find((skin) => skin.slug === wanted) ?? skins.find((skin) => skin.name.toLowerCase() === wanted);
+      const found = skins.find((skin) => skin.slug === wanted) ?? skins.find((skin) => sameName(typed, skin.name));
       if (found !== undefined) return { id: found.id, name: found.name };
       // An id is a positive whole number; 0 names no skin.
       if (/^[1-9][0-9]{0,14}$/.test(wanted)) return { id: Number(wanted) };
@@ -69,9 +69,10 @@ export default definePlugin({
         const skin = await chooseSkin(typed);
         try {
           const result = await ctx.overlay.unlockSkin({ twitch_username: viewer, skin_id: skin.id });
-          return result.created
-            ? `granted ${result.skin.name} to ${result.twitch_username}.`
-            : `${result.twitch_username} already has ${result.skin.name}.`;
+          if (result.created) return `granted ${result.skin.name} to ${result.twitch_username}.`;
+          // The first answer was lost: the grant held now may be this command's own.
+          if (result.afterLostAnswer === true) return `${result.twitch_username} has ${result.skin.name} now.`;
+          return `${result.twitch_username} already has ${result.skin.name}.`;
         } catch (error) {
           // A skin found in the channel's own list exists: the viewer is what is missing. (Asking
           // GET /viewers/{identifier} would read an all-digit login as another viewer's user id.)
@@ -106,7 +107,7 @@ export default definePlugin({
         // The viewer's grants name their skins, global ones too; a configured name or an id also works.
         const wanted = typed.toLowerCase();
         const configured = Object.hasOwn(skinIds, wanted) ? skinIds[wanted] : undefined;
-        const grant = grants.find((g) => g.slug === wanted) ?? grants.find((g) => g.name.toLowerCase() === wanted)
+        const grant = grants.find((g) => g.slug === wanted) ?? grants.find((g) => sameName(typed, g.name))
           ?? grants.find((g) => g.id === configured || String(g.id) === wanted);
         const noGrant = `${viewer} has no grant of ${quoted(typed)} to revoke (a purchase is never revoked).`;
         if (grant === undefined) throw new ChatRefusal(noGrant);

@@ -13,6 +13,9 @@ import { stableNumericId } from '../../test/fakes/stable-id.ts';
 import { settle } from '../../test/host/manual-clock.ts';
 import type { Harness } from '../../test/service/core/service-harness.ts';
 import { httpWorld } from '../../test/client/contract-world.ts';
+import { startAnswerDroppingProxy } from '../../test/client/answer-dropping-proxy.ts';
+import { createHttpClient } from '../../src/client/http-client.ts';
+import { Agent } from 'undici';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -238,5 +241,38 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
       `@VIEWER_ONE the skin #${world.foreignSkinId} is not available on this channel. Your points were refunded.`,
       '@STRANGER the overlay service does not know you yet. Your points were refunded.',
     ]);
+  });
+
+  // The service made the grant, then the connection dropped before its answer came: the repeat
+  // (the client's, or skin-shop's own try after the client gave up) hears "already held". That
+  // grant is this redemption's: refunding it would give the skin away and the points back.
+  it.each([
+    ['the client sends the unlock again', 2],
+    ['skin-shop tries the unlock again after the client gave up', 0],
+  ])('over HTTP, fulfils an unlock whose answer was lost on the way back (%s), once, without a refund', async (_name, maxRetries) => {
+    const world = await httpWorld();
+    closers.push(() => world.close());
+    const proxy = await startAnswerDroppingProxy(world.baseUrl);
+    closers.push(() => proxy.close());
+    const agent = new Agent();
+    closers.push(() => agent.close());
+    const client = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: world.apiKey, dispatcher: agent, maxRetries, backoff: { baseDelayMs: 1, maxDelayMs: 1 } });
+    const test = await startTestHost({
+      builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client,
+      config: { plugins: { 'skin-shop': { rewards: { global: { skinId: world.globalSkin.id } }, retryDelayMs: 0 } } },
+    });
+    closers.push(() => test.host.stop());
+    proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
+    const user = { id: world.viewer.userId, login: world.viewer.login, displayName: 'Viewer_One' };
+    const { outcome } = await test.host.handleRedemption({ id: 'lost-answer', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
+    await settle();
+    expect(proxy.dropped).toBe(1);
+    expect(outcome).toBe('fulfill');
+    expect(test.said()).toEqual([`@Viewer_One the ${world.globalSkin.name} skin is yours!`]);
+    expect((await world.client.listViewerSkins(world.viewer.login)).map((skin) => skin.id)).toEqual([world.globalSkin.id]);
+    // A viewer who already held the skin before is still refunded.
+    const again = await test.host.handleRedemption({ id: 'second', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
+    await settle();
+    expect(again.outcome).toBe('refund');
   });
 });

@@ -63,6 +63,16 @@ function isTransient(error: unknown): boolean {
   return error.kind === 'network' || error.kind === 'timeout' || error.status === 429 || error.status >= 500;
 }
 
+/**
+ * A failure after which the service may still have done the request, its answer lost on the way:
+ * no answer at all, or one from something in between (502, 504). The service's own refusals
+ * (429, 500, 503) changed nothing.
+ */
+function mayHaveBeenDone(error: unknown): boolean {
+  if (!isOverlayStyleError(error)) return false;
+  return error.kind === 'network' || error.kind === 'timeout' || error.status === 502 || error.status === 504;
+}
+
 function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
 }
@@ -154,15 +164,26 @@ export default definePlugin({
         const signedIn = await signIn(redemption);
         const target = await findSkin(wanted);
         let result: UnlockResult;
+        // A try whose answer was lost may have made the grant that a later try hears is "already held".
+        let lostAnswer = false;
         try {
-          result = await withRetries('unlocking the skin', () => overlay.unlockSkin({ twitch_user_id: redemption.user.id, skin_id: target.id }));
+          result = await withRetries('unlocking the skin', async () => {
+            try {
+              return await overlay.unlockSkin({ twitch_user_id: redemption.user.id, skin_id: target.id });
+            } catch (error) {
+              if (mayHaveBeenDone(error)) lostAnswer = true;
+              throw error;
+            }
+          });
         } catch (error) {
           if (isOverlayStyleError(error, 404)) throw await missingOn404(redemption, signedIn, target);
           if (isOverlayStyleError(error, 422) && error.errors?.skin_id !== undefined) throw new Refusal(`${target.label} is not available right now.`);
           throw error;
         }
-        // On a later attempt the grant may be this redemption's own, made before an interruption.
-        if (!result.created && attempt === 1) return refund(redemption, `you already have the ${result.skin.name} skin.`);
+        // The grant may be this redemption's own: made before an interruption (a later attempt), or
+        // by a try whose answer was lost (the client's, or ours). Refunding it would give the skin away.
+        const mayBeOwn = attempt > 1 || lostAnswer || result.afterLostAnswer === true;
+        if (!result.created && !mayBeOwn) return refund(redemption, `you already have the ${result.skin.name} skin.`);
         ctx.logger.info({ redemption: redemption.id, viewer: redemption.user.login, skin: result.skin.name, skinId: result.skin.id, attempt }, 'unlocked a skin');
         reply(redemption, fill(messages.unlocked, { skin: result.skin.name }));
         return 'fulfill';

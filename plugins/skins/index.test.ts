@@ -126,6 +126,17 @@ describe('skins plugin: !skin', () => {
     expect(await chat(w.test, '!skins', viewerOne())).toEqual([expect.stringContaining('Using: Neon.')]);
   });
 
+  it('picks a skin whose name holds an emoji of several joined by zero-width joiners, typed with or without them', async () => {
+    const fixture = structuredClone(FIXTURE);
+    fixture.accounts[0]!.skins!.push({ slug: 'coder', name: '\u{1F469}\u200D\u{1F4BB} Coder', template: 'bubbles', availability: 'free', values: {} });
+    const w = await startPluginWorld({ fixture, plugin: 'skins' });
+    // Twitch chat strips the joiner from what a chatter types.
+    expect(await chat(w.test, '!skin \u{1F469}\u{1F4BB} coder', viewerOne())).toEqual(['@Viewer_One your messages now use \u{1F469}\u200D\u{1F4BB} Coder.']);
+    expect(await shownSkin(w, '1001')).toBe('coder');
+    await w.test.clock.advance(10_000);
+    expect(await chat(w.test, '!skin \u{1F469}\u200D\u{1F4BB}  CODER \u034F', viewerOne())).toEqual(['@Viewer_One you already use \u{1F469}\u200D\u{1F4BB} Coder.']);
+  });
+
   it('picks a free skin by its display name (spaces allowed), a global one, and by id', async () => {
     const w = await world();
     const mod = moderatorTags('mod_mo');

@@ -14,7 +14,9 @@
 //   (GET /skins); not purchases, global free skins or the current pick, which it cannot see;
 // - !skin refuses in one line.
 // docs/commands.md has the replies.
-import { answerInChat, ChatRefusal, definePlugin, fittedList, isOverlayStyleError, quotedTyped, typedName, typedPrefix, z } from '../../src/sdk.ts';
+import {
+  answerInChat, ChatRefusal, definePlugin, fittedList, isOverlayStyleError, quotedTyped, sameName, typedName, typedPrefix, z,
+} from '../../src/sdk.ts';
 import type { ChatUser, CommandInvocation, PickableSkin, ViewerSkinRef } from '../../src/sdk.ts';
 
 const SKINS_NAMES = ['skins', 'myskins'];
@@ -49,7 +51,7 @@ function twoListings(
 function findTyped(skins: readonly PickableSkin[], typed: string): PickableSkin | undefined {
   const wanted = typed.toLowerCase();
   return skins.find((skin) => skin.slug === wanted)
-    ?? skins.find((skin) => skin.name.toLowerCase() === wanted)
+    ?? skins.find((skin) => sameName(typed, skin.name))
     ?? skins.find((skin) => String(skin.id) === wanted);
 }
 
@@ -153,7 +155,7 @@ export default definePlugin({
         // Not among the pickable ones: a skin of the channel by that name (not held, inactive), so
         // the service says why whichever way it was typed; else the slug or id as typed.
         const match = findTyped(await ctx.overlay.listPickableSkins(viewer), typed)
-          ?? (await ctx.overlay.listSkins()).find((skin) => skin.name.toLowerCase() === typed.toLowerCase());
+          ?? (await ctx.overlay.listSkins()).find((skin) => sameName(typed, skin.name));
         try {
           const result = await ctx.overlay.pickSkin(viewer, match?.id ?? typed);
           const name = result.skin?.name ?? typed;

@@ -2,6 +2,7 @@
 // the real service on a temp SQLite database seeded with a fixture.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it, vi } from 'vitest';
 import { createHttpClient } from '../../src/client/http-client.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
@@ -299,6 +300,26 @@ describe('style plugin: config', () => {
   it('refuses a misspelt setting and a preset id that is no id', async () => {
     expect(await failure({ theme: {} })).toContain('plugins.style');
     expect(await failure({ presetId: 0 })).toContain('plugins.style.presetId');
+  });
+});
+
+describe('style plugin: the bundled service\'s database locked by another program', () => {
+  it('answers that the service is busy, changes nothing, and works once the lock is gone', async () => {
+    const { test, harness } = await startPluginWorld({ fixture: FIXTURE, plugin: 'style', store: { busyTimeoutMs: 100 } });
+    const holder = new DatabaseSync(harness.dbPath);
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      const before = harness.dump();
+      test.chat.message('#streamer', '!style bubble.width 300', moderatorTags());
+      // The write waits out the busy timeout in real time first.
+      await vi.waitFor(() => expect(test.chat.sent.map((line) => line.text)).toEqual(['@Mod_mia the overlay service is busy; try again in a moment.']), { timeout: 5_000, interval: 10 });
+      holder.exec('ROLLBACK');
+      expect(harness.dump()).toEqual(before);
+      expect(await chat(test, '!style bubble.width 300')).toEqual(['@Mod_mia bubble.width is now 300.']);
+    } finally {
+      if (holder.isTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    }
   });
 });
 

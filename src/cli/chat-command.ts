@@ -4,6 +4,7 @@ import { LOCAL_ROLE_WORDS, roleOfWord } from '../adapters/local-chat/local-chat-
 import { configuredLocalBaseUrl, localBaseUrl } from '../runtime/public-url.ts';
 import { configFileInUse, loadCliConfig } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
+import { printAnswer } from './print.ts';
 
 const USAGE = 'chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]';
 
@@ -15,7 +16,7 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   if (typeof role === 'string' && roleOfWord(role) === null) {
     throw new CliError(`--role ${JSON.stringify(role)} is not a role: use one of ${Object.keys(LOCAL_ROLE_WORDS).join(', ')}.`);
   }
-  const base = typeof options.flags.url === 'string' ? options.flags.url.replace(/\/+$/, '') : listeningAddress(options);
+  const base = typeof options.flags.url === 'string' ? givenAddress(options.flags.url) : listeningAddress(options);
   const body = { text, login: options.flags.as, role };
   let response: Response;
   try {
@@ -27,11 +28,34 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   } catch {
     throw new CliError(`No chatskin host answers at ${base}. Start one with \`npm start\`.`);
   }
+  if (response.status === 404) {
+    // Fastify's own "Route POST:/local/chat/say not found" told the streamer nothing.
+    throw new CliError(`${base} has no local chat to send to (404): the chatskin there runs with localChat.enabled: false`
+      + ' (set it to true and restart that chatskin), or what answers there is not chatskin.');
+  }
   if (!response.ok) {
     const answer = (await response.json().catch(() => ({}))) as { message?: string };
     throw new CliError(answer.message ?? `The host answered ${response.status}.`);
   }
-  process.stdout.write('sent\n');
+  await printAnswer('sent\n', 'The line was sent');
+}
+
+/**
+ * --url as an http(s) address. Anything else failed in fetch, which said 'No chatskin host answers
+ * at 127.0.0.1:4477' for an address pasted without its http://, as if the host were down.
+ */
+function givenAddress(url: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    const meant = url.includes('://') ? 'http://127.0.0.1:PORT' : `http://${url}`;
+    throw new CliError(`--url ${JSON.stringify(url)} is not an http:// address: give the address chatskin start printed, e.g. --url ${meant}.`);
+  }
+  return url.replace(/\/+$/, '');
 }
 
 /** The host's listening address from the config; refused with http.port 0, whose port only the running host knows. */

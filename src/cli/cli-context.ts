@@ -32,11 +32,21 @@ export async function withService<T>(options: CliOptions, fn: (service: StyleSer
   try {
     return await fn(opened.service, config);
   } catch (error) {
-    if (error instanceof ServiceError) throw new CliError(error.message);
+    if (error instanceof ServiceError) {
+      throw new CliError(error.status === 404 && error.message.startsWith('No account') ? `${error.message} ${whereAccountsComeFrom(config)}` : error.message);
+    }
     throw error;
   } finally {
     await opened.close();
   }
+}
+
+/**
+ * Said after "No account ...": README's `premium streamer on` run before the first `chatskin
+ * start` found no account, and nothing said that start is what makes it.
+ */
+export function whereAccountsComeFrom(config: Config): string {
+  return `chatskin start makes the account of channel.login ("${config.channel.login}" here) when it first runs; chatskin seed makes others.`;
 }
 
 export function requireArgs(args: string[], count: number, usage: string): string[] {

@@ -1,14 +1,16 @@
 // What the CLI prints when a command fails: never a raw stack trace (unless CHATSKIN_DEBUG asks for
 // one), never a secret. A refusal (CliError) is its own message; a database that cannot be the
-// store (also one another program keeps locked past the busy timeout while the command writes),
+// store (also one another program keeps locked past the busy timeout while the command writes, and
+// one whose file is read-only, which SQLite opens read-only without a word until the first write),
 // and the usual reasons the server cannot listen, name the file or address, the config key
 // to change and the config file in use; anything
 // else is one line saying it was unexpected and how to see more.
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { CONFIG_DEFAULT_PATH, configSecrets, loadConfig, resolveConfigPath } from '../config/index.ts';
+import { redactInspectedFields } from '../config/secret-key.ts';
 import { createScrubber, REDACTED } from '../host/logger.ts';
-import { isDatabaseBusy, StoreOpenError, storeOpenError } from '../service/store/store-open-error.ts';
+import { isDatabaseBusy, isDatabaseReadOnly, StoreOpenError, storeOpenError } from '../service/store/store-open-error.ts';
 import { CliError } from './cli-error.ts';
 
 /** Set (to anything but "", "0" or "false") to print the stack trace of an unexpected error. */
@@ -59,9 +61,10 @@ export function formatFailure(error: unknown, context: FailureContext): string {
     text = `chatskin: ${error.message}\n`;
   } else if (error instanceof StoreOpenError) {
     text = `chatskin: ${error.message} (store.path in ${context.configFile})\n`;
-  } else if (isDatabaseBusy(error) && context.storePath !== undefined) {
+  } else if ((isDatabaseBusy(error) || isDatabaseReadOnly(error)) && context.storePath !== undefined) {
     // A write the command made once the store was open (the template sync at start, an admin
-    // command's change) waited out the busy timeout: the same line as at open.
+    // command's change) waited out the busy timeout, or found the file read-only (SQLite opens
+    // such a file read-only and says nothing until the first write): the same line as at open.
     text = `chatskin: ${storeOpenError(context.storePath, error).message} (store.path in ${context.configFile})\n`;
   } else {
     const listen = listenFailure(error, context);
@@ -137,9 +140,12 @@ export function listenFailure(error: unknown, context: FailureContext): string |
   return undefined;
 }
 
-/** Scrubs plain text with the logger's rules, plus the known secrets as they are written. */
+/**
+ * Scrubs plain text with the logger's rules, plus the known secrets as they are written and the
+ * secret-named fields of an inspected object (CHATSKIN_DEBUG's dump of an error holding a token).
+ */
 export function scrubText(text: string, secrets: readonly string[]): string {
-  let out = text;
+  let out = redactInspectedFields(text);
   for (const secret of [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)) {
     out = out.split(secret).join(REDACTED);
   }

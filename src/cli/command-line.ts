@@ -119,7 +119,10 @@ function unknownFlag(raw: string, spec: CommandSpec | undefined, allowed: ParseA
   const owner = raw.startsWith('--') ? Object.values(COMMAND_SPECS as Record<string, CommandSpec>).find((other) => Object.hasOwn(other.flags, longName)) : undefined;
   const near = raw.startsWith('--') ? closestName(longName, Object.keys(allowed)) : undefined;
   const hint = owner !== undefined ? ` (${raw} is an option of "${owner.label}")` : '';
-  const guess = owner === undefined && near !== undefined ? ` Did you mean --${near}?` : '';
+  let guess = owner === undefined && near !== undefined ? ` Did you mean --${near}?` : '';
+  // `chat say -5 points` means the text; the way to say it is in cli.md only, so the error says it
+  // too (a --word is a flag, misspelt or not).
+  if (spec?.label === 'chat say' && !raw.startsWith('--')) guess = ' A text that starts with - goes after --: chatskin chat say -- \'-5 points\'.';
   return spec === undefined
     ? new CliError(`Unknown option ${raw}${hint}.${guess} Run chatskin --help for the options.`)
     : new CliError(`Unknown option ${raw} for command "${spec.label}"${hint}.${guess} Run chatskin ${spec.label} --help for its options.`);

@@ -46,9 +46,9 @@ line naming the address, http.host or http.port, and the config file.
 
 Applies a YAML fixture (accounts, overlays, skins, global skins, viewers,
 purchases, grants, picks) idempotently and prints one JSON object of the
-stored ids:
-{"accounts":{"alice":{"id":1,"overlays":{"Main":1},"skins":{"neon":2}}},
- "global_skins":{"classic":3},"viewers":{"viewer_one":1}}
+stored ids; for the example fixture of docs/cli.md, on a new database:
+{"accounts":{"alice":{"id":1,"overlays":{"Main":1,"Second":2},"skins":{"neon":1}}},
+ "global_skins":{"classic":2},"viewers":{"viewer_one":1}}
 The format is in docs/cli.md.
 `,
   keys: `Usage: chatskin keys create LOGIN [--config FILE]
@@ -80,6 +80,8 @@ stderr names the remote service, whose overlay goes in OBS.
 Sends a chat line to a running host's local chat (loopback only), as if
 LOGIN (default: you) typed it. ROLE is one of broadcaster (or streamer),
 moderator (mod), vip, subscriber (sub), everyone (viewer); default everyone.
+TEXT may start with /me (an action) or // (a line that starts with /), as in
+the terminal; the terminal's /as and /mod are --as and --role here.
 --url defaults to the host's listening address from the config (never
 overlay.publicUrl); with http.port 0 there is none to know, so give --url
 the address the running host printed.

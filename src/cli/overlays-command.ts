@@ -2,8 +2,9 @@
 // config's store (with service.mode remote, a note on stderr says the plugins restyle another's).
 import type { CliOptions } from '../main.ts';
 import { configuredPublicBaseUrl, overlayUrl } from '../runtime/public-url.ts';
-import { configFileInUse, withService, requireArgs } from './cli-context.ts';
+import { configFileInUse, whereAccountsComeFrom, withService, requireArgs } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
+import { printAnswer } from './print.ts';
 
 const USAGE = 'chatskin overlays list LOGIN [--config FILE]';
 
@@ -15,14 +16,14 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   const lines = await withService(options, async (service, config) => {
     if (config.service.mode === 'remote') remoteBaseUrl = config.service.baseUrl;
     const account = await service.findAccount(login!);
-    if (!account) throw new CliError(`No account "${login}".`);
+    if (!account) throw new CliError(`No account with the login "${login}". ${whereAccountsComeFrom(config)}`);
     // http.port 0 (and no overlay.publicUrl): the running host picks its port, so only the path is known here.
     const base = configuredPublicBaseUrl(config);
     pathsOnly = base === undefined;
     return (await service.listOverlays(account.id)).map((o) =>
       `${o.id}\t${o.name}${o.isDefault ? ' (default)' : ''}\t${o.template.slug}\t${overlayUrl(base ?? '', o.token)}`);
   });
-  process.stdout.write(`id\tname\ttemplate\tbrowser-source URL\n${lines.join('\n')}\n`);
+  await printAnswer(`id\tname\ttemplate\tbrowser-source URL\n${lines.join('\n')}\n`, `${login} has ${lines.length} overlay(s)`);
   if (remoteBaseUrl !== undefined) {
     // The one the plugins restyle is the remote service's: this list is not where to find it.
     process.stderr.write(`chatskin: note: service.mode is remote in ${configFileInUse(options)}: these are this host's own overlays,`

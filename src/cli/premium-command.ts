@@ -2,12 +2,16 @@
 import type { CliOptions } from '../main.ts';
 import { withService, requireArgs } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
+import { printAnswer } from './print.ts';
 
 const USAGE = 'chatskin premium LOGIN on|off [--config FILE]';
 
 export async function run(args: string[], options: CliOptions): Promise<void> {
-  const [login, state] = requireArgs(args, 2, USAGE);
+  const [login, typed] = requireArgs(args, 2, USAGE);
+  // In any case, as --role is: "ON" got the usage line, which shows "on" as if it had been typed wrong.
+  const state = typed!.toLowerCase();
   if (state !== 'on' && state !== 'off') throw new CliError(`Usage: ${USAGE}`);
   const account = await withService(options, (service) => service.setPremium(login!, state === 'on'));
-  process.stdout.write(`Premium is ${account.premium ? 'on' : 'off'} for ${account.login}.\n`);
+  const answer = `Premium is ${account.premium ? 'on' : 'off'} for ${account.login}`;
+  await printAnswer(`${answer}.\n`, answer);
 }

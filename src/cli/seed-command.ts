@@ -5,6 +5,7 @@ import { readSeedFile, SeedFixtureError } from '../service/seed-fixture.ts';
 import { withService, requireArgs } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
 import { errorText } from '../host/error-text.ts';
+import { printAnswer } from './print.ts';
 
 export async function run(args: string[], options: CliOptions): Promise<void> {
   const [file] = requireArgs(args, 1, 'chatskin seed FILE [--config FILE]');
@@ -23,7 +24,7 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
       throw error;
     }
   });
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  await printAnswer(`${JSON.stringify(result)}\n`, `the fixture ${file} was applied`);
 }
 
 /** One problem on one line; several as a list under a headline, as an invalid config's. */

@@ -9,12 +9,14 @@ import { checkRemoteService } from '../runtime/remote-service-check.ts';
 import { startChatskin } from '../runtime/start-chatskin.ts';
 import { localBaseUrl, overlayUrl } from '../runtime/public-url.ts';
 import { loadCliConfig, requireArgs } from './cli-context.ts';
+import { scrubText } from './cli-failure.ts';
 
 export async function run(args: string[], options: CliOptions): Promise<void> {
   requireArgs(args, 0, 'chatskin start [--config FILE]');
   const config = loadCliConfig(options);
   // Logs go to stderr so stdout stays for what a person reads (URLs, local chat).
-  const logger = createLogger({ level: config.log.level, secrets: configSecrets(config), destination: process.stderr });
+  const secrets = configSecrets(config);
+  const logger = createLogger({ level: config.log.level, secrets, destination: process.stderr });
   // A closed terminal or log pipe loses lines, never the host (with stderr gone, nothing can be said of it).
   runOnWithoutOutput(process.stderr);
   runOnWithoutOutput(process.stdout, (error) => logger.warn({ err: error }, 'stdout is closed: the local chat and start lines are no longer printed; still serving'));
@@ -35,8 +37,9 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
       : []),
     // A plugin that failed to start is in the logs too, but a person reads this first.
     // Naming the file matters when several configs are about; `plugins.NAME` is where it is enabled.
+    // Scrubbed as the log is: the error may quote the plugin's settings, its token among them.
     ...running.host.plugins.filter((p) => p.state === 'failed')
-      .map((p) => `  Plugin ${p.name} is off: ${p.error} (plugins.${p.name} in ${resolve(resolveConfigPath(options.config))})`),
+      .map((p) => scrubText(`  Plugin ${p.name} is off: ${p.error} (plugins.${p.name} in ${resolve(resolveConfigPath(options.config))})`, secrets)),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   handleShutdownSignals(() => running.close(), { logger });
@@ -44,6 +47,6 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   if (config.service.mode === 'remote') {
     // After the URLs, so a slow or absent remote does not hold them back.
     const line = await checkRemoteService(running.overlayClient, logger.child({ component: 'overlay-client' }));
-    process.stdout.write(`  Remote:  ${line}\n`);
+    process.stdout.write(scrubText(`  Remote:  ${line}\n`, secrets));
   }
 }

@@ -34,11 +34,15 @@ function twitchOffMessage(file: string, env: NodeJS.ProcessEnv = process.env): s
   const shipped = file === resolve(CONFIG_DEFAULT_PATH);
   const there = shipped ? ' in a config file of your own (a copy of that one), passed with --config FILE' : ' there';
   const tail = ', then run this again (docs/twitch-setup.md has the steps).';
+  // An enabled twitch section needs the bot too: without it, the advice taken led to the next
+  // error ("twitch.bot: is missing"), although `twitch auth` for the broadcaster never uses it.
+  const bot = `twitch.bot (its login and tokenFile, as in ${CONFIG_DEFAULT_PATH})`;
   const section = rawTwitchSection(file);
-  if (section === undefined) return `${file} has no twitch section: add twitch.clientId and twitch.clientSecret${there}${tail}`;
+  if (section === undefined) return `${file} has no twitch section: add twitch.clientId, twitch.clientSecret and ${bot}${there}${tail}`;
 
   const keys = ['clientId', 'clientSecret'] as const;
   const missing = keys.filter((key) => typeof section[key] !== 'string' || section[key].trim() === '').map((key) => `twitch.${key}`);
+  if (typeof section.bot !== 'object' || section.bot === null) missing.push(bot);
   const unset = substituteEnv(Object.fromEntries(keys.map((key) => [key, section[key]])), env).unset;
   const variables = [...new Set(unset.map((reference) => reference.variable))];
   const readers = [...new Set(unset.map((reference) => `twitch.${String(reference.path[0])}`))];

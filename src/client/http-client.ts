@@ -12,8 +12,10 @@
 //   operation is sent again after a back-off.
 // - 5xx (500, 502, 503, 504), timeouts, resets: only idempotent operations are sent again. GETs
 //   and PUTs are (a PUT merges the same values into the same state); POST unlock is too, by the
-//   spec's rule 3 (a repeat creates nothing). DELETE revoke is not retried after such a failure:
-//   if the first attempt did revoke, a repeat would answer 404 for a call that succeeded.
+//   spec's rule 3 (a repeat creates nothing); an unlock whose repeat hears "already held" after
+//   such a failure says so (afterLostAnswer), since the grant may be its own. DELETE revoke is not
+//   retried after such a failure: if the first attempt did revoke, a repeat would answer 404 for a
+//   call that succeeded.
 // The calls go one at a time, in the order made, and a 429 holds back every call until its
 // Retry-After has passed (call-line.ts): a burst of commands takes effect in the order typed.
 // A 3xx is never followed: it means the base URL is wrong or something in between rewrote the
@@ -84,7 +86,12 @@ interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** An earlier attempt of the call may have been carried out, its answer lost: this one answers a repeat. */
+  afterLostAnswer?: boolean;
 }
+
+/** Answers of something between the client and the service (a proxy): the service may have done the request. */
+const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 
 /** An attempt that produced no answer, and whether the request may have reached the service. */
 class AttemptFailure {
@@ -311,6 +318,8 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     let retry = 0;
     // Whether the line's closure under way is the one this call's own 429 started (counted already).
     let paid = false;
+    // An attempt failed in a way that may have left the request done (see Answer.afterLostAnswer).
+    let lostAnswer = false;
     for (;;) {
       const entry = await line.enter(order, policy.maxRetries - retry, paid,
         (waitMs) => logWait(call, waitMs, 'an earlier call was answered 429 (rate limiting)'));
@@ -326,6 +335,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         if (!(failure instanceof AttemptFailure)) throw failure;
         const mayRepeat = failure.retryable && (call.idempotent || !failure.maybeSent);
         if (!canRetry || !mayRepeat) throw failure.error;
+        if (failure.maybeSent) lostAnswer = true;
         await waitToRetry(call, backoffDelayMs(retry, policy), failure.reason);
         retry += 1;
         continue;
@@ -333,7 +343,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       const { status } = answer;
       if (status >= 200 && status < 300) {
         entry.done('answered');
-        return answer;
+        return lostAnswer ? { ...answer, afterLostAnswer: true } : answer;
       }
       const error = errorFromAnswer(call, answer);
       const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
@@ -353,6 +363,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       entry.done(status >= 500 ? 'failed' : 'answered');
       if (RETRYABLE_STATUSES.has(status) && call.idempotent && canRetry) {
         if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) throw error;
+        if (GATEWAY_STATUSES.has(status)) lostAnswer = true;
         await waitToRetry(call, retryAfterMs ?? backoffDelayMs(retry, policy), `the service answered ${status}`);
         retry += 1;
         continue;
@@ -371,7 +382,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
   }
 
   /** Sends `call` and checks the 2xx body against `shape`. */
-  async function sendFor<T extends z.ZodType>(call: Call, shape: T): Promise<{ status: number; body: z.output<T> }> {
+  async function sendFor<T extends z.ZodType>(call: Call, shape: T): Promise<{ status: number; body: z.output<T>; afterLostAnswer: boolean }> {
     const answer = await send(call);
     const parsed = shape.safeParse(parseJson(answer.text));
     if (!parsed.success) {
@@ -382,7 +393,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         cause: parsed.error,
       });
     }
-    return { status: answer.status, body: parsed.data };
+    return { status: answer.status, body: parsed.data, afterLostAnswer: answer.afterLostAnswer === true };
   }
 
   /** Runs the local checks and the request; a local refusal becomes the error the API would answer. */
@@ -423,8 +434,10 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
 
     unlockSkin: (request: SkinGrantRequest) => run(async () => {
       const call: Call = { method: 'POST', path: '/viewers/unlock-skin', body: encodeJsonBody(request), idempotent: true };
-      const { status, body } = await sendFor(call, messageDataEnvelope(unlockDataShape));
-      return { created: status === 201, ...body.data };
+      const { status, body, afterLostAnswer } = await sendFor(call, messageDataEnvelope(unlockDataShape));
+      const created = status === 201;
+      // "Already held" in answer to a repeat may be the grant the lost attempt made.
+      return { created, ...body.data, ...(!created && afterLostAnswer ? { afterLostAnswer: true as const } : {}) };
     }),
 
     revokeSkin: (request: SkinGrantRequest) => run(async () => {

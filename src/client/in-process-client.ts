@@ -6,6 +6,8 @@
 //
 // It also does what only the bundled service can (no spec endpoint): signing chatters in, and the
 // skins a viewer may pick and their pick, straight on the service's viewer operations.
+import { mapError } from '../service/http/error-handler.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../service/http/options.ts';
 import { normalizeTwitchUserId } from '../service/operations/account-admin.ts';
 import type { SkinSummary } from '../service/operations/skin-admin.ts';
 import { SKIN_NOT_FOUND } from '../service/operations/skin-operations.ts';
@@ -17,7 +19,7 @@ import type {
   ChatViewer, OverlayStyleClient, PickableSkin, SettingsPatch, SkinGrantRequest, SkinPickResult, UpdateTemplateRequest,
   ViewerById,
 } from './overlay-style-client.ts';
-import { fromServiceError, OverlayStyleError } from './overlay-style-error.ts';
+import { OverlayStyleError } from './overlay-style-error.ts';
 import { checkIdentifier, checkIdParam, encodeJsonBody } from './request-checks.ts';
 import {
   skinUpdateResultShape, skinViewShape, templateSettingsViewShape, templateUpdateResultShape, unlockDataShape,
@@ -45,12 +47,17 @@ function asWireBody(body: object): unknown {
   return JSON.parse(encodeJsonBody(body));
 }
 
-/** Maps whatever the service threw to the error the HTTP client would throw for the same call. */
+/**
+ * Maps whatever the service threw to the error the HTTP client would throw for the same call:
+ * the API's own answer to it (mapError), so a refusal, a database another program holds locked
+ * (503, Retry-After) and an unexpected failure (500 "Server Error.") read alike on both clients.
+ */
 export function toOverlayStyleError(error: unknown): OverlayStyleError {
   if (error instanceof OverlayStyleError) return error;
-  if (error instanceof ServiceError) return fromServiceError(error);
-  // The HTTP layer answers any unexpected failure as 500 "Server Error."; so does this.
-  return new OverlayStyleError({ status: 500, message: 'Server Error.', cause: error });
+  const answer = mapError(error, DEFAULT_BODY_LIMIT_BYTES);
+  return new OverlayStyleError({
+    status: answer.status, message: answer.body.message, errors: answer.body.errors, retryAfter: answer.retryAfterSeconds, cause: error,
+  });
 }
 
 function project<T extends z.ZodType>(shape: T, value: unknown, operation: string): z.output<T> {

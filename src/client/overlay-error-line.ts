@@ -34,6 +34,8 @@ export function overlayErrorLine(error: OverlayStyleError): string {
       break;
   }
   if (error.status === 429) return `the overlay service is busy; try again in ${error.retryAfter ?? 60} s.`;
+  // 503: another program holds the service's database; the write can simply be sent again.
+  if (error.status === 503) return 'the overlay service is busy; try again in a moment.';
   if (error.status === 401) return 'the overlay service does not accept the bot\'s API key.';
   if (error.status >= 500) return 'the overlay service failed; try again later.';
   const firstFieldError = Object.values(error.errors ?? {}).flat()[0];

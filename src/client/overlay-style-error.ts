@@ -1,6 +1,6 @@
 // The one error both overlay clients throw, so a plugin handles the bundled service and a
 // remote one alike: `status` is the HTTP status the service answered (or would answer, for the
-// in-process client), `errors` the 422 field errors, `retryAfter` the seconds a 429 asks for.
+// in-process client), `errors` the 422 field errors, `retryAfter` the seconds a 429 or 503 asks for.
 import type { FieldErrors, ServiceError } from '../service/types.ts';
 
 /**
@@ -23,7 +23,7 @@ export interface OverlayStyleErrorInit {
   message: string;
   kind?: OverlayStyleErrorKind;
   errors?: FieldErrors | undefined;
-  /** Seconds, from a 429's Retry-After. */
+  /** Seconds, from a 429's or 503's Retry-After. */
   retryAfter?: number | undefined;
   cause?: unknown;
 }
@@ -34,7 +34,7 @@ export class OverlayStyleError extends Error {
   readonly kind: OverlayStyleErrorKind;
   /** Field errors of a 422, keyed like the spec's `errors` (`values.bubble.width`, `scope`, ...). */
   readonly errors: FieldErrors | undefined;
-  /** Seconds the service asked to wait (429 Retry-After), when it said. */
+  /** Seconds the service asked to wait (Retry-After of a 429, or of a 503 for a busy database), when it said. */
   readonly retryAfter: number | undefined;
 
   constructor(init: OverlayStyleErrorInit) {

@@ -263,6 +263,8 @@ export interface PluginEntry {
   settings: Record<string, unknown>;
   /** Paths (`plugins.<name>.<key>`) of settings whose value came from ${ENV}, which errors never quote; set by loadConfig. */
   settingsFromEnvironment?: ReadonlySet<string>;
+  /** The text those ${ENV} references put in (a token, a webhook URL's secret part), which the logs scrub; set by loadConfig. */
+  textsFromEnvironment?: readonly string[];
 }
 
 /** When the file has no `plugins` key, the built-in plugins run with their own defaults. */

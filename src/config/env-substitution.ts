@@ -23,6 +23,8 @@ export interface SubstitutionResult {
   malformed: MalformedReference[];
   /** Where a value holds text from the environment: an error there must not repeat it (it may be a secret). */
   fromEnv: (string | number)[][];
+  /** The text each reference put in, with where: the logs may have to scrub it (it may be a secret). */
+  envTexts: { path: (string | number)[]; text: string }[];
 }
 
 const REFERENCE = /\$(\$?)\{([^}]*)\}/g;
@@ -32,6 +34,7 @@ export function substituteEnv(value: unknown, env: Readonly<Record<string, strin
   const unset: UnsetVariable[] = [];
   const malformed: MalformedReference[] = [];
   const fromEnv: (string | number)[][] = [];
+  const envTexts: { path: (string | number)[]; text: string }[] = [];
 
   const substituteString = (text: string, path: (string | number)[]): string =>
     text.replace(REFERENCE, (whole, escaped: string, name: string) => {
@@ -46,6 +49,7 @@ export function substituteEnv(value: unknown, env: Readonly<Record<string, strin
         return '';
       }
       if (fromEnv.at(-1) !== path) fromEnv.push(path);
+      envTexts.push({ path, text: found });
       return found;
     });
 
@@ -61,5 +65,5 @@ export function substituteEnv(value: unknown, env: Readonly<Record<string, strin
     return node;
   };
 
-  return { value: walk(value, []), unset, malformed, fromEnv };
+  return { value: walk(value, []), unset, malformed, fromEnv, envTexts };
 }

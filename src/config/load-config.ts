@@ -88,7 +88,10 @@ export function loadConfig(path: string, env: Env = process.env): Config {
   ];
   const fromEnv = new Set(substituted.fromEnv.map((path) => formatConfigPath(path)));
   const unechoed = (path: readonly PropertyKey[]) => fromEnv.has(formatConfigPath(path));
-  if (envIssues.length === 0) return withSettingsFromEnvironment(parseWithIssues(substituted.value, file, lineAt, unechoed), fromEnv);
+  if (envIssues.length === 0) {
+    const envTexts = substituted.envTexts.map(({ path, text }) => ({ path: formatConfigPath(path), text }));
+    return withSettingsFromEnvironment(parseWithIssues(substituted.value, file, lineAt, unechoed), fromEnv, envTexts);
+  }
   // The rest of the file is checked too, so every problem is listed at once; what the schema says
   // of a value whose reference failed (now "") would only repeat the reference's problem.
   const failed = envIssues.map((issue) => issue.path);
@@ -102,13 +105,18 @@ export function loadConfig(path: string, env: Env = process.env): Config {
   throw new ConfigError(file, [...schemaIssues, ...envIssues]);
 }
 
-/** Tells each plugin which of its settings came from the environment, for its own schema's errors. */
-function withSettingsFromEnvironment(config: Config, fromEnv: ReadonlySet<string>): Config {
+/**
+ * Tells each plugin which of its settings came from the environment, for its own schema's errors,
+ * and what text the environment put there, for the logs to scrub.
+ */
+function withSettingsFromEnvironment(config: Config, fromEnv: ReadonlySet<string>, envTexts: readonly { path: string; text: string }[]): Config {
   if (fromEnv.size === 0) return config;
   const plugins = Object.fromEntries(Object.entries(config.plugins).map(([name, entry]) => {
     const prefix = formatConfigPath(['plugins', name]);
     const own = [...fromEnv].filter((path) => isInside(path, prefix));
-    return [name, own.length === 0 ? entry : { ...entry, settingsFromEnvironment: new Set(own) }];
+    if (own.length === 0) return [name, entry];
+    const texts = envTexts.filter(({ path }) => isInside(path, prefix)).map(({ text }) => text);
+    return [name, { ...entry, settingsFromEnvironment: new Set(own), textsFromEnvironment: texts }];
   }));
   return { ...config, plugins };
 }

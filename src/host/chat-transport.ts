@@ -40,6 +40,12 @@ export type ChatTransportEvent =
    */
   | { type: 'line-refused'; channel: string; text: string; reason: string; remedy: RefusalRemedy };
 
+/**
+ * The reason of a `line-refused` for a line sent into a connection that was lost before the chat
+ * answered it: the chat may or may not have shown it.
+ */
+export const CONNECTION_LOST = 'connection lost';
+
 /** What a refused line needs to pass: a wait (slow mode, rate limit), a different text (a duplicate), or nothing will do. */
 export type RefusalRemedy = { kind: 'wait'; ms: number } | { kind: 'differ' } | { kind: 'none' };
 
@@ -57,7 +63,7 @@ export interface ChatRateLimits {
   minIntervalMs: number;
   /**
    * Window in which repeating the last message to a channel is dropped by the server when the
-   * bot is not a moderator; the queue makes such a repeat differ (an invisible tag character).
+   * bot is not a moderator; the queue makes such a repeat differ (an invisible character, U+034F).
    */
   duplicateWindowMs: number;
 }

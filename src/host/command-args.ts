@@ -1,11 +1,27 @@
 // Typed command arguments: checking a command's argument list when it is registered, parsing a
 // chat line's words against it, and the usage line a chatter is shown when they do not fit.
+import { closestName } from './closest-name.ts';
 import type { ArgSpec } from './plugin-api.ts';
 
 const ARG_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 const INTEGER = /^[+-]?\d+$/;
 const USER = /^@?([A-Za-z0-9_]{1,25})$/;
 const ARG_TYPES = new Set(['string', 'integer', 'user', 'rest']);
+
+/**
+ * Throws a TypeError for a field `object` may not have. Plugins run without a type check, so a
+ * misspelt field (`alias`, `optinal`) would otherwise be ignored without a word.
+ */
+export function checkFields(where: string, object: object, allowed: readonly string[]): void {
+  for (const key of Object.keys(object)) {
+    if (allowed.includes(key)) continue;
+    const meant = closestName(key, allowed);
+    const hint = meant === undefined ? `the fields are ${allowed.join(', ')}` : `did you mean "${meant}"?`;
+    throw new TypeError(`${where}: unknown field "${key}" (${hint})`);
+  }
+}
+
+const ARG_FIELDS = ['name', 'type', 'optional', 'min', 'max'];
 
 /** Throws a TypeError naming the first problem of an argument list. */
 export function checkArgSpecs(specs: readonly ArgSpec[]): void {
@@ -19,7 +35,9 @@ export function checkArgSpecs(specs: readonly ArgSpec[]): void {
     }
     if (seen.has(spec.name)) throw new TypeError(`${where}: the name is used twice`);
     seen.add(spec.name);
+    checkFields(where, spec, ARG_FIELDS);
     if (!ARG_TYPES.has(spec.type)) throw new TypeError(`${where}: type must be string, integer, user or rest`);
+    if (spec.optional !== undefined && typeof spec.optional !== 'boolean') throw new TypeError(`${where}: optional must be true or false`);
     if (spec.type === 'rest' && index !== specs.length - 1) throw new TypeError(`${where}: a rest argument must be the last`);
     if (spec.optional === true) optionalSeen = true;
     else if (optionalSeen) throw new TypeError(`${where}: a required argument cannot follow an optional one`);

@@ -1,6 +1,6 @@
 // Every registered command by name and alias (lowercase), with the plugin that owns it. A name or
 // alias belongs to one command; registering it again is refused with the owner's name.
-import { checkArgSpecs } from './command-args.ts';
+import { checkArgSpecs, checkFields } from './command-args.ts';
 import { CommandCooldown } from './command-cooldown.ts';
 import { isChatRole } from './chat-roles.ts';
 import type { ChatRole } from './chat-roles.ts';
@@ -8,6 +8,8 @@ import type { ArgSpec, CommandDefinition } from './plugin-api.ts';
 
 const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 const MAX_COOLDOWN_SECONDS = 86_400;
+const COMMAND_FIELDS = ['name', 'aliases', 'description', 'args', 'role', 'cooldown', 'run'];
+const COOLDOWN_FIELDS = ['global', 'user', 'bypass'];
 
 export interface RegisteredCommand {
   plugin: string;
@@ -41,8 +43,24 @@ export class CommandRegistry {
   register(plugin: string, definition: CommandDefinition): RegisteredCommand {
     if (typeof definition !== 'object' || definition === null) throw new TypeError('a command must be an object {name, run}');
     const name = checkName('command name', definition.name);
+    checkFields(`command ${name}`, definition, COMMAND_FIELDS);
+    if (definition.aliases !== undefined && !Array.isArray(definition.aliases)) {
+      const alias: unknown = definition.aliases;
+      throw new TypeError(`command ${name}: aliases must be a list of names${typeof alias === 'string' ? ` (aliases: ['${alias}'])` : ''}`);
+    }
     const aliases = (definition.aliases ?? []).map((alias) => checkName(`alias of ${name}`, alias));
     if (typeof definition.run !== 'function') throw new TypeError(`command ${name}: run must be a function`);
+    if (definition.description !== undefined && typeof definition.description !== 'string') {
+      throw new TypeError(`command ${name}: description must be text`);
+    }
+    const cooldownGiven: unknown = definition.cooldown;
+    if (cooldownGiven !== undefined) {
+      if (typeof cooldownGiven !== 'object' || cooldownGiven === null || Array.isArray(cooldownGiven)) {
+        const given = typeof cooldownGiven === 'number' ? ` (cooldown: { global: ${cooldownGiven} } or { user: ${cooldownGiven} })` : '';
+        throw new TypeError(`command ${name}: cooldown must be { global, user, bypass }, in seconds${given}`);
+      }
+      checkFields(`command ${name}: cooldown`, cooldownGiven, COOLDOWN_FIELDS);
+    }
     const args = definition.args ?? [];
     if (!Array.isArray(args)) throw new TypeError(`command ${name}: args must be a list`);
     try {

@@ -6,13 +6,15 @@
 // broadcaster get each, whoever bypasses the command's cooldown).
 import type { Logger } from 'pino';
 import { hasRole } from './chat-roles.ts';
+import { errorText } from './error-text.ts';
 import type { Clock } from './clock.ts';
 import { parseArgs, usageLine } from './command-args.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
+import type { ReplySource } from './reply-queue.ts';
 import type { TimePluginCall } from './slow-plugin-calls.ts';
 import { sendMention } from './split-message.ts';
-import { TAG_CHARACTERS } from './typed-text.ts';
+import { INVISIBLE } from './typed-text.ts';
 import { UsageNotices } from './usage-notices.ts';
 
 /** A chatter who keeps getting a command's arguments wrong is told its usage once in this long. */
@@ -25,8 +27,8 @@ export interface IncomingChatMessage {
   messageId: string | null;
 }
 
-/** Sends a line to the channel the message came from, on the chat it came from. */
-export type SendToSource = (text: string) => Promise<ReplyOutcome>;
+/** Sends a line to the channel the message came from, on the chat it came from; `from` names the command's plugin in warnings about it. */
+export type SendToSource = (text: string, from?: ReplySource) => Promise<ReplyOutcome>;
 
 export type RouteResult =
   | 'not-a-command'
@@ -68,7 +70,8 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       return caseless ? text.includes(prefix) : text.toLowerCase().includes(prefixLower);
     },
     async route(message, send) {
-      const text = message.text.replace(TAG_CHARACTERS, '').trim();
+      // Invisible characters a chat client added (to a repeated line) are no part of the command.
+      const text = message.text.replace(INVISIBLE, '').trim();
       if (text.slice(0, prefix.length).toLowerCase() !== prefixLower) return 'not-a-command';
       const match = /^(\S+)\s*([\s\S]*)$/.exec(text.slice(prefix.length));
       if (!match) return 'not-a-command';
@@ -107,6 +110,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       }
       const use = bypass || !command.cooldown.active ? undefined : command.cooldown.start(user.id, now);
       let givenBack = false;
+      const from: ReplySource = { plugin: command.plugin, command: command.name };
 
       const invocation: CommandInvocation = {
         command: command.name,
@@ -115,8 +119,8 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
         user,
         text: message.text,
         messageId: message.messageId,
-        reply: (reply) => sendMention(send, user.displayName, reply),
-        say: (line) => send(line),
+        reply: (reply) => sendMention((line) => send(line, from), user.displayName, reply),
+        say: (line) => send(line, from),
         giveBackCooldown: () => {
           if (use === undefined || givenBack) return;
           givenBack = true;
@@ -129,7 +133,8 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
         await timePluginCall(command.plugin, `${prefix}${command.name}`, log, () => command.run(invocation as Parameters<typeof command.run>[0]));
         return 'ran';
       } catch (error) {
-        log.error({ err: error }, 'command handler failed');
+        // What was thrown goes in the line itself: a thrown `undefined` leaves `err` out altogether.
+        log.error({ err: error }, `command handler failed: ${errorText(error)}`);
         void send(`@${user.displayName} sorry, ${prefix}${command.name} failed.`);
         return 'failed';
       }

@@ -1,9 +1,11 @@
 // Twitch drops a line identical to the bot's previous one within 30 s (unseen where the bot is
-// not a moderator, or refused with msg_duplicate); an invisible tag character at the end makes a
-// repeat differ without changing what chat shows.
+// not a moderator, or refused with msg_duplicate); an invisible character at the end makes a
+// repeat differ without changing what chat shows. U+034F (COMBINING GRAPHEME JOINER), as
+// Chatterino and 7TV use: since August 2025 Twitch drops the tag character U+E0000 they (and
+// this) used before, so a repeat with it arrived identical and was refused.
 import { splitMessage } from './split-message.ts';
 
-export const DUPLICATE_SUFFIX = ' \u{E0000}';
+export const DUPLICATE_SUFFIX = ' \u034F';
 
 /** `text` made to differ from itself with the suffix; a line too long for it is shortened to make room. */
 export function withDuplicateSuffix(text: string, maxLength: number): string {

@@ -9,8 +9,9 @@ import type { Config } from '../config/config-schema.ts';
 import { normalizeChannel } from './chat-transport.ts';
 import type { ChatTransport, ChatTransportEvent } from './chat-transport.ts';
 import { chatUserFromTags } from './chat-user.ts';
+import { commandTextOf } from './command-line.ts';
 import { systemClock } from './clock.ts';
-import type { Clock } from './clock.ts';
+import type { Clock, ScheduledTimer } from './clock.ts';
 import { createCommandRouter } from './command-router.ts';
 import { withDeadline } from './deadline.ts';
 import { CommandRegistry } from './command-registry.ts';
@@ -18,10 +19,13 @@ import { createPluginContext } from './plugin-context.ts';
 import { BUILT_IN_PLUGIN_DIR, findPluginEntry, importPlugin, parsePluginSettings } from './plugin-loader.ts';
 import type { PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
 import { createReplyQueue } from './reply-queue.ts';
-import type { ReplyQueue, ReplyQueueOptions } from './reply-queue.ts';
+import type { ReplyQueue, ReplyQueueOptions, ReplySource } from './reply-queue.ts';
 import { errorText } from './error-text.ts';
+import { givenValue } from './given-value.ts';
 import { EVENT_LOOP_STALL_MS, watchEventLoopStalls } from './event-loop-stalls.ts';
 import { createPluginCallTimer, SLOW_PLUGIN_CALL_MS } from './slow-plugin-calls.ts';
+import { trackCallsUnderWay } from './calls-under-way.ts';
+import { REDEMPTION_HANDLER_WAIT_MS } from './redemptions/redemption-pipeline.ts';
 
 export interface HostOptions {
   config: Config;
@@ -39,8 +43,9 @@ export interface HostOptions {
   stopTimeoutMs?: number;
   /**
    * Then how long the plugins' teardowns may take; they run at the same time, so one that hangs
-   * costs the others nothing. Default 3 s: with the commands' 5 s, the whole stop fits the
-   * process's 10 s shutdown deadline with room for chat, the sockets and the database.
+   * costs the others nothing. Default 3 s: with the commands' 5 s (waited for beside the
+   * redemptions' 5 s, drain()), the whole stop fits the process's 10 s shutdown deadline with
+   * room for chat, the sockets and the database.
    */
   teardownTimeoutMs?: number;
   /**
@@ -73,8 +78,13 @@ export interface Host {
   /** Sends a line to a channel on every transport serving it (paced, split). */
   say(channel: string, text: string): Promise<ReplyOutcome>;
   /**
-   * Stops routing new chat, lets the commands already running finish (bounded by stopTimeoutMs),
-   * settles the replies still waiting and runs the plugins' teardowns. Idempotent.
+   * Stops routing new chat and lets the commands already running finish (bounded by
+   * stopTimeoutMs), their replies still going out: the first part of stop(), which a stop of the
+   * whole process starts beside the redemptions' own wait, so the two waits overlap. Idempotent.
+   */
+  drain(): Promise<void>;
+  /**
+   * drain(), then settles the replies still waiting and runs the plugins' teardowns. Idempotent.
    */
   stop(): Promise<void>;
 }
@@ -94,7 +104,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
   // Stalls are watched from the first plugin's loading until the last teardown has run.
   const stalls = watchEventLoopStalls({ thresholdMs: options.stallWarningMs ?? EVENT_LOOP_STALL_MS, logger });
   const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS, onSlow: (heldMs) => stalls.attributed(heldMs) });
-  const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall });
+  /** Command handlers still running, so a stop can name one that never finishes. */
+  const commandCalls = trackCallsUnderWay(timePluginCall);
+  const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall: commandCalls.time });
   /** Runs a plugin's teardown, timed, a turn later (so one that throws at once rejects instead). */
   const tearDown = (plugin: string, log: Logger, teardown: PluginTeardown): Promise<unknown> =>
     Promise.resolve().then(() => timePluginCall(plugin, 'its teardown', log, teardown));
@@ -106,16 +118,25 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const teardownTimeoutMs = options.teardownTimeoutMs ?? 3_000;
   /** Commands being handled, so a stop can let them finish. */
   const running = new Set<Promise<unknown>>();
+  /** The timers of handleRedemption's warning about a slow handler: a stop ends them. */
+  const slowRedemptionWarnings = new Set<ScheduledTimer>();
+  let drained: Promise<void> | null = null;
   let stopped: Promise<void> | null = null;
 
-  const say = async (rawChannel: string, text: string): Promise<ReplyOutcome> => {
+  const say = async (rawChannel: string, text: string, from?: ReplySource): Promise<ReplyOutcome> => {
+    if (typeof rawChannel !== 'string') {
+      // A plugin's mistake (run without a type check), said in its terms rather than failing inside.
+      const reason = `the channel must be a channel's login (got ${givenValue(rawChannel)})`;
+      logger.warn({ ...from }, `message refused: ${reason}`);
+      return { status: 'refused', reason };
+    }
     const channel = normalizeChannel(rawChannel);
     const serving = transports.filter((transport) => transport.channels.includes(channel));
     if (serving.length === 0) {
-      logger.warn({ channel }, 'message refused: no chat serves this channel');
+      logger.warn({ channel, ...from }, 'message refused: no chat serves this channel');
       return { status: 'refused', reason: `no chat serves #${channel}` };
     }
-    const outcomes = await Promise.all(serving.map((transport) => queues.get(transport)!.enqueue(channel, text)));
+    const outcomes = await Promise.all(serving.map((transport) => queues.get(transport)!.enqueue(channel, text, from)));
     return outcomes.find((outcome) => outcome.status !== 'sent') ?? outcomes[0]!;
   };
 
@@ -128,22 +149,36 @@ export async function createHost(options: HostOptions): Promise<Host> {
     statuses.push(status);
     // A plugin that failed (a setup that timed out may still run on) registers nothing more.
     let failed = false;
-    const refuseIfFailed = (): void => {
-      if (failed) throw new Error(`plugin ${name} failed to start; it cannot register anything`);
+    // Registrations belong in setup: one made later (a timer, a handler, after stop) would miss the
+    // config-order rule for names, the start's reward check and the plugin's status. It is logged
+    // and ignored rather than thrown: thrown in a timer callback, it would stop chatskin.
+    let setUpDone = false;
+    /** False (logged) when the plugin may not register now. */
+    const mayRegister = (what: string): boolean => {
+      if (failed) {
+        pluginLogger.error(`plugin ${name} registered ${what} after it failed to start: ignored`);
+        return false;
+      }
+      if (!setUpDone) return true;
+      pluginLogger.error(`plugin ${name} registered ${what} after its setup had finished: ignored; `
+        + 'register commands and redemption handlers in setup, before it returns (or its promise settles)');
+      return false;
     };
     // One deadline for loading the module and running its setup: either may hang.
     const setUp = async (): Promise<void | PluginTeardown> => {
       const definition = await importPlugin(name, findPluginEntry(name, dirs));
       const settings = parsePluginSettings(name, definition, entry);
       const context = createPluginContext({
-        name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, say, isOff: () => failed,
+        name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, isOff: () => failed,
+        say: (channel, text) => say(channel, text, { plugin: name }),
         registerCommand: (command) => {
-          refuseIfFailed();
+          const commandName: unknown = (command as { name?: unknown } | null)?.name;
+          if (!mayRegister(typeof commandName === 'string' ? `command "${commandName}"` : 'a command')) return;
           const registered = registry.register(name, command);
           status.commands.push(registered.name);
         },
         registerRedemption: (rewardKey, handler) => {
-          refuseIfFailed();
+          if (!mayRegister(`a handler of reward "${rewardKey}"`)) return;
           const owner = redemptions.get(rewardKey);
           if (owner) throw new TypeError(`reward "${rewardKey}" is already handled by plugin ${owner.plugin}`);
           redemptions.set(rewardKey, { plugin: name, handler });
@@ -156,7 +191,17 @@ export async function createHost(options: HostOptions): Promise<Host> {
     const setup = setUp();
     try {
       const teardown = await withDeadline(setup, setupTimeoutMs, () => new Error(`setup did not finish within ${setupTimeoutMs} ms`), clock);
+      setUpDone = true;
       if (typeof teardown === 'function') teardowns.push({ plugin: name, teardown, log: pluginLogger });
+      else if (teardown !== undefined) {
+        // `return setInterval(...)` or `return { stop }` would otherwise be dropped without a word, its timer never cleared.
+        const returned: unknown = teardown;
+        const kind = typeof returned === 'object' && returned !== null
+          ? `an object (${(returned as { constructor?: { name?: string } }).constructor?.name ?? 'without a prototype'})`
+          : `${typeof returned} ${String(returned)}`;
+        pluginLogger.warn(`plugin ${name}'s setup returned ${kind}, not a function: nothing will run at shutdown `
+          + '(return a function that clears what setup started)');
+      }
       status.state = 'running';
       pluginLogger.info({ commands: status.commands, rewards: status.rewards }, 'plugin started');
     } catch (error) {
@@ -195,12 +240,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
 
   const onEvent = (transport: ChatTransport, event: ChatTransportEvent): void => {
-    if (stopped !== null) return;
+    if (drained !== null) return;
     if (event.type !== 'message') {
       toQueue(queues.get(transport)!, event);
       return;
     }
     if (event.self || !router.couldBeCommand(event.text)) return;
+    const text = commandTextOf(event.text, event.tags);
+    if (text === null) return;
     const chatter = chatUserFromTags(event.tags);
     if (!chatter) return;
     const channel = normalizeChannel(event.channel);
@@ -208,7 +255,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     // joined has no say over this account's overlay, so there they count as viewers.
     const user = channel === ownChannel || chatter.role === 'everyone' ? chatter : { ...chatter, role: 'everyone' as const };
     const messageId = typeof event.tags.id === 'string' ? event.tags.id : null;
-    const routed = router.route({ channel, text: event.text, user, messageId }, (text) => queues.get(transport)!.enqueue(channel, text))
+    const routed = router.route({ channel, text, user, messageId }, (line, from) => queues.get(transport)!.enqueue(channel, line, from))
       .catch((error: unknown) => logger.error({ err: error, channel }, 'routing a chat message failed'))
       .finally(() => running.delete(routed));
     running.add(routed);
@@ -222,18 +269,34 @@ export async function createHost(options: HostOptions): Promise<Host> {
     }
   };
 
-  const stopHost = async (): Promise<void> => {
+  const drainCommands = async (): Promise<void> => {
     for (const unsubscribe of unsubscribes) unsubscribe();
     // Commands already running finish first, while chat is still connected for their replies.
     if (running.size > 0) {
       logger.info({ commands: running.size }, 'stopping: letting the commands under way finish');
-      await awaitWithin(Promise.all(running), stopTimeoutMs, `the commands under way (${running.size})`);
+      try {
+        await withDeadline(Promise.all(running), stopTimeoutMs, () => new Error(`did not finish within ${stopTimeoutMs} ms`), clock);
+      } catch (error) {
+        // Each handler that never finished is named, with its plugin, for its author.
+        const unfinished = commandCalls.list();
+        for (const { plugin, doing, log } of unfinished) {
+          log.error(`stopping: plugin ${plugin}'s ${doing} did not finish within ${stopTimeoutMs} ms; shutdown goes on`);
+        }
+        if (unfinished.length === 0) logger.error({ err: error }, `stopping: the commands under way (${running.size}): ${errorText(error)}`);
+      }
     }
+  };
+
+  const drain = (): Promise<void> => (drained ??= drainCommands());
+
+  const stopHost = async (): Promise<void> => {
+    await drain();
     for (const queue of queues.values()) queue.stop();
     // All at once (started last plugin first), each within the same deadline.
     await Promise.all(teardowns.reverse().map(({ plugin, teardown, log }) =>
       awaitWithin(tearDown(plugin, log, teardown), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
     stalls.stop();
+    for (const warning of slowRedemptionWarnings) warning.cancel();
   };
 
   const unsubscribes = transports.map((transport) => transport.subscribe((event) => {
@@ -256,18 +319,29 @@ export async function createHost(options: HostOptions): Promise<Host> {
         return { outcome: 'unhandled' };
       }
       const log = logger.child({ plugin: registration.plugin, rewardKey: event.rewardKey, redemption: event.id });
+      // Nothing can end a handler that never settles; its author at least learns whose it is. The
+      // redemption pipeline stops waiting for it at the same time (redemption-pipeline.ts).
+      const slow = clock.schedule(() => log.warn({ waitedMs: REDEMPTION_HANDLER_WAIT_MS },
+        `plugin ${registration.plugin}'s handler of reward ${event.rewardKey} has not finished after ${REDEMPTION_HANDLER_WAIT_MS / 1000} s: `
+        + 'the redemption stays unfulfilled until it does'), REDEMPTION_HANDLER_WAIT_MS);
+      slowRedemptionWarnings.add(slow);
       try {
         const outcome = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
         if (outcome === undefined || outcome === 'fulfill') return { outcome: 'fulfill', plugin: registration.plugin };
         if (outcome === 'refund') return { outcome: 'refund', plugin: registration.plugin };
         log.error({ returned: outcome }, 'redemption handler returned neither "fulfill" nor "refund": refunding');
       } catch (error) {
-        log.error({ err: error }, 'redemption handler failed: refunding');
+        log.error({ err: error }, `redemption handler failed: ${errorText(error)}; refunding`);
+      } finally {
+        slow.cancel();
+        slowRedemptionWarnings.delete(slow);
       }
       return { outcome: 'refund', plugin: registration.plugin };
     },
 
     say,
+
+    drain,
 
     stop() {
       stopped ??= stopHost();

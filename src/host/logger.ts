@@ -5,6 +5,7 @@
 // read from a token file, a refreshed one) are added with addLogSecrets.
 import { pino } from 'pino';
 import type { DestinationStream, Level, Logger } from 'pino';
+import { isSecretKey, REDACTED } from '../config/secret-key.ts';
 import { RecentSet } from './recent-set.ts';
 
 export interface LoggerOptions {
@@ -15,12 +16,8 @@ export interface LoggerOptions {
   destination?: { write(line: string): unknown };
 }
 
-export const REDACTED = '[redacted]';
+export { REDACTED };
 
-// A key naming one of these (any case, anywhere in the name: `token`, `botToken`, `clientSecret`,
-// `X-Api-Key`) holds a secret, unless it names where or how many (`tokenFile`, `tokens`).
-const SECRET_KEY_WORD = /token|secret|passw(?:or)?d|api[-_]?key|authorization|cookie/i;
-const NOT_A_SECRET_KEY = /(?:file|path|dir|url|seconds|ms|count)$|^tokens$/i;
 // "key":"string" in the JSON line, at any depth.
 const STRING_FIELD = /"((?:[^"\\]|\\.)*)":"(?:[^"\\]|\\.)*"/g;
 const TOKEN_SHAPES = [
@@ -30,10 +27,6 @@ const TOKEN_SHAPES = [
 ];
 /** `name=value` as in a URL's query or a message; its value is scrubbed when the name is a secret key's. */
 const PARAMETER = /\b([A-Za-z][\w-]*)=([^&\s"'\\]+)/g;
-
-function isSecretKey(key: string): boolean {
-  return SECRET_KEY_WORD.test(key) && !NOT_A_SECRET_KEY.test(key);
-}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -13,7 +13,7 @@ export type ReplyOutcome =
   | { status: 'sent'; parts: number }
   /** The channel's queue was full and the same text was already waiting: it goes out once. */
   | { status: 'coalesced' }
-  /** Not queued (empty text, queue full, no transport for the channel, host stopping); logged. */
+  /** Not queued (empty text or no text at all, queue full, no transport for the channel, host stopping); logged. */
   | { status: 'refused'; reason: string }
   /** The transport could not send it; logged. */
   | { status: 'failed'; reason: string };
@@ -74,7 +74,7 @@ export interface CommandInvocation<Args = Record<string, string | number | undef
   args: Args;
   channel: string;
   user: ChatUser;
-  /** The whole chat line. */
+  /** The whole chat line; of a reply, from the command on (without the `@name ` it starts with). */
   text: string;
   messageId: string | null;
   /** `@DisplayName text` in the same channel, on the chat the command came from. */
@@ -142,9 +142,9 @@ export interface PluginContext<Config = unknown> {
   readonly chat: PluginChat;
   /** The login of the account this host acts for (config `channel.login`). */
   readonly channel: string;
-  /** Registers a chat command; throws when the name or an alias is taken or an argument list is malformed. */
+  /** Registers a chat command (in setup; later, it is ignored and logged); throws when the name or an alias is taken or an argument list is malformed. */
   command<const Specs extends readonly ArgSpec[] = readonly []>(definition: CommandDefinition<Specs>): void;
-  /** Handles redemptions of the reward known as `rewardKey`; throws when another handler has it. */
+  /** Handles redemptions of the reward known as `rewardKey` (in setup; later, it is ignored and logged); throws when another handler has it. */
   onRedemption(rewardKey: string, handler: RedemptionHandler): void;
 }
 

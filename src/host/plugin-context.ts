@@ -18,9 +18,20 @@ export interface PluginContextOptions {
   isOff(): boolean;
 }
 
-/** The overlay client as a plugin sees it: once the plugin is off, every call rejects, sending nothing. */
+/**
+ * The overlay client as a plugin sees it: once the plugin is off, every call rejects, sending
+ * nothing. Read-only: every plugin's proxy has the same client behind it, so a method one plugin
+ * replaced or deleted would be replaced or gone for all of them.
+ */
 function switchableOverlay(overlay: OverlayStyleClient, isOff: () => boolean, name: string): OverlayStyleClient {
+  const readOnly = (property: string | symbol): never => {
+    throw new TypeError(`ctx.overlay is shared with the other plugins and cannot be changed (${String(property)}): wrap it in an object of your own`);
+  };
   return new Proxy(overlay, {
+    set: (_target, property) => readOnly(property),
+    deleteProperty: (_target, property) => readOnly(property),
+    defineProperty: (_target, property) => readOnly(property),
+    setPrototypeOf: () => readOnly('its prototype'),
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
@@ -48,8 +59,14 @@ export function createPluginContext(options: PluginContextOptions): PluginContex
     channel: options.channel,
     chat: Object.freeze({
       say,
-      reply: (to: { channel: string; user: { displayName: string } }, text: string) =>
-        sendMention((line) => say(to.channel, line), to.user.displayName, text),
+      reply: (to: { channel: string; user: { displayName: string } }, text: string) => {
+        if (typeof (to as Partial<typeof to> | undefined)?.user?.displayName !== 'string') {
+          const reason = 'ctx.chat.reply needs a command invocation, or { channel, user: { displayName } }, to reply to';
+          options.logger.warn(`message refused: ${reason}`);
+          return Promise.resolve<ReplyOutcome>({ status: 'refused', reason });
+        }
+        return sendMention((line) => say(to.channel, line), to.user.displayName, text);
+      },
     }),
     command(definition: CommandDefinition) {
       options.registerCommand(definition);

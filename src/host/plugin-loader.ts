@@ -10,6 +10,7 @@ import { configIssueWording, describeZodIssues, formatConfigPath } from '../conf
 import type { PluginEntry } from '../config/config-schema.ts';
 import type { PluginDefinition } from './plugin-api.ts';
 import { closestName } from './closest-name.ts';
+import { errorText } from './error-text.ts';
 
 /** The built-in plugins shipped with chatskin. */
 export const BUILT_IN_PLUGIN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
@@ -79,13 +80,30 @@ function isSchema(value: unknown): value is z.ZodType {
   return typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';
 }
 
+/**
+ * Where a syntax error is, as `file:line:column`: Node gives it only in the stack (for TypeScript,
+ * and for an import that is not exported), whose first lines are the file and line, the source
+ * line or lines, then a caret under the column.
+ */
+function syntaxErrorPlace(error: unknown): string | undefined {
+  if (!(error instanceof SyntaxError)) return undefined;
+  const [place, ...frame] = String(error.stack).split('\n', 8);
+  if (place === undefined || !/^\S.*:\d+$/.test(place) || place.startsWith('SyntaxError')) return undefined;
+  const caret = frame.find((line) => /^\s*\^+\s*$/.test(line));
+  return caret === undefined ? place : `${place}:${caret.indexOf('^') + 1}`;
+}
+
 /** Imports the entry and checks its default export. */
 export async function importPlugin(name: string, entry: string): Promise<PluginDefinition> {
   let module: { default?: unknown };
   try {
     module = await import(pathToFileURL(entry).href) as { default?: unknown };
   } catch (error) {
-    throw new PluginLoadError(`${entry} could not be loaded: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    const place = syntaxErrorPlace(error);
+    // The commonest TypeScript slip: a type imported as a value, which type stripping leaves in.
+    const missing = /does not provide an export named '([^']+)'/.exec(errorText(error))?.[1];
+    const hint = missing === undefined ? '' : `; if ${missing} is a type, import it with \`import type { ${missing} }\``;
+    throw new PluginLoadError(`${entry} could not be loaded: ${errorText(error)}${place === undefined ? '' : ` (at ${place})`}${hint}`, { cause: error });
   }
   const definition = module.default as Partial<PluginDefinition> | undefined;
   if (typeof definition !== 'object' || definition === null || typeof definition.setup !== 'function') {

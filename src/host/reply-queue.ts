@@ -16,14 +16,14 @@
 import type { Logger } from 'pino';
 import { chatRoleOf, hasRole } from './chat-roles.ts';
 import type { ChatRole } from './chat-roles.ts';
-import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel } from './chat-transport.ts';
+import { CHAT_MESSAGE_MAX_LENGTH, CONNECTION_LOST, normalizeChannel } from './chat-transport.ts';
 import type { ChatTags, ChatTransport, RefusalRemedy } from './chat-transport.ts';
 import type { Clock, ScheduledTimer } from './clock.ts';
 import { DUPLICATE_SUFFIX, madeToDiffer, withDuplicateSuffix } from './duplicate-suffix.ts';
 import type { ReplyOutcome } from './plugin-api.ts';
 import { SentLines } from './sent-lines.ts';
 import { SlidingWindow } from './sliding-window.ts';
-import { splitMessage, toChatLine } from './split-message.ts';
+import { notChatText, splitMessage, toChatLine } from './split-message.ts';
 import { errorText } from './error-text.ts';
 
 export interface ReplyQueueOptions {
@@ -40,8 +40,14 @@ export interface ReplyQueueOptions {
   maxResends?: number;
 }
 
+/** Whose line it is (a plugin's, for one of its commands): named in the warnings about it, for the plugin's author. */
+export interface ReplySource {
+  plugin: string;
+  command?: string;
+}
+
 export interface ReplyQueue {
-  enqueue(channel: string, text: string): Promise<ReplyOutcome>;
+  enqueue(channel: string, text: string, from?: ReplySource): Promise<ReplyOutcome>;
   /** The bot's USERSTATE in a channel: moderator or broadcaster lifts the limit to 100 per window. */
   setBotState(channel: string, tags: ChatTags): void;
   /** The channel's slow mode (0 = off): where the bot is neither moderator nor VIP, its lines go at least this far apart. */
@@ -68,6 +74,8 @@ interface Waiting {
   text: string;
   ticket: Ticket | null;
   resends: number;
+  /** Sent again because the connection it first went into was lost before the chat answered. */
+  afterLostConnection: boolean;
 }
 
 const isModerator = (state: ChannelState): boolean => hasRole(state.role, 'moderator');
@@ -159,13 +167,14 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
     let text = item.text;
     const moderator = isModerator(state);
     const repeat = limits && !moderator && text === state.lastText && now - state.lastSentAt < limits.duplicateWindowMs;
-    // A re-sent line repeats no delivered line: the one it would match was refused.
+    // A re-sent line goes as it was: the one it would repeat was refused, or (sent into a lost
+    // connection) may have been shown, and then a refusal as a repeat says so (refused()).
     if (repeat && item.ticket !== null) text = withDuplicateSuffix(text, maxLength);
     const { ticket } = item;
     inFlight += 1;
     if (!moderator) inFlightUser += 1;
     state.lastText = text;
-    state.sent.sent(text, item.resends);
+    state.sent.sent({ text, resends: item.resends, afterLostConnection: item.afterLostConnection });
     state.sending = true;
     // A transport that throws instead of rejecting is handled the same way.
     new Promise<void>((resolve) => {
@@ -211,32 +220,38 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
   }
 
   return {
-    enqueue(rawChannel, text) {
+    enqueue(rawChannel, text, from) {
       const channel = normalizeChannel(rawChannel);
       if (stopped) {
-        logger.warn({ channel }, 'reply refused: the host is stopping');
+        logger.warn({ channel, ...from }, 'reply refused: the host is stopping');
         return Promise.resolve({ status: 'refused', reason: 'the host is stopping' });
+      }
+      // Plugins run without a type check: a text that is not one would be said as "undefined" or fail inside.
+      const notText = notChatText(text);
+      if (notText !== null) {
+        logger.warn({ channel, ...from }, `reply refused: ${notText}`);
+        return Promise.resolve({ status: 'refused', reason: notText });
       }
       const line = toChatLine(text);
       if (line === '') {
-        logger.warn({ channel }, 'reply refused: it is empty');
+        logger.warn({ channel, ...from }, 'reply refused: it is empty');
         return Promise.resolve({ status: 'refused', reason: 'empty reply' });
       }
       // With Twitch's limits every part leaves room for the duplicate suffix, so making a part
       // differ (a repeat, or a line refused as one) never costs it a word.
       let parts = splitMessage(line, limits ? maxLength - DUPLICATE_SUFFIX.length : maxLength);
       if (parts.length > maxParts) {
-        logger.warn({ channel, parts: parts.length, kept: maxParts, length: line.length }, 'reply too long: only its first parts are sent');
+        logger.warn({ channel, ...from, parts: parts.length, kept: maxParts, length: line.length }, 'reply too long: only its first parts are sent');
         parts = parts.slice(0, maxParts);
       }
       const state = stateOf(channel);
       if (state.waiting.length + parts.length > maxQueued) {
         const same = state.waiting.find((item) => item.ticket?.line === line);
         if (same) {
-          logger.warn({ channel, queued: state.waiting.length }, 'reply queue full: reply coalesced with the identical one already waiting');
+          logger.warn({ channel, ...from, queued: state.waiting.length }, 'reply queue full: reply coalesced with the identical one already waiting');
           return Promise.resolve({ status: 'coalesced' });
         }
-        logger.warn({ channel, queued: state.waiting.length, max: maxQueued, text: line.slice(0, 80) }, 'reply queue full: reply refused');
+        logger.warn({ channel, ...from, queued: state.waiting.length, max: maxQueued, text: line.slice(0, 80) }, 'reply queue full: reply refused');
         return Promise.resolve({ status: 'refused', reason: `reply queue full (${state.waiting.length} waiting)` });
       }
       let resolve!: (outcome: ReplyOutcome) => void;
@@ -244,7 +259,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
         resolve = done;
       });
       const ticket: Ticket = { line, parts: parts.length, left: parts.length, settled: false, resolve };
-      for (const part of parts) state.waiting.push({ text: part, ticket, resends: 0 });
+      for (const part of parts) state.waiting.push({ text: part, ticket, resends: 0, afterLostConnection: false });
       pump();
       return promise;
     },
@@ -285,9 +300,15 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       if (stopped) return;
       const state = stateOf(normalizeChannel(rawChannel));
       const channel = state.name;
-      const resends = state.sent.take(text);
+      const { resends, afterLostConnection } = state.sent.take(text);
       // The transport has logged it; the same line would only be refused again.
       if (remedy.kind === 'none') return;
+      // Refused as a repeat of the line the chat showed last: the copy sent into the lost
+      // connection had been shown after all. Another would show it twice.
+      if (afterLostConnection && remedy.kind === 'differ') {
+        logger.info({ channel, reason }, 'a reply line sent again after the connection was lost was refused as a repeat: its first copy had reached the chat');
+        return;
+      }
       if (resends >= maxResends) {
         logger.warn({ channel, reason, resends, text: text.slice(0, 100) },
           `reply line dropped: the chat refused it ${resends + 1} times, the last for ${reason}`);
@@ -305,7 +326,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       // Behind the lines already waiting to be sent again, ahead of the replies queued after it.
       let at = 0;
       while (at < state.waiting.length && state.waiting[at]!.ticket === null) at += 1;
-      state.waiting.splice(at, 0, { text: again, ticket: null, resends: resends + 1 });
+      state.waiting.splice(at, 0, { text: again, ticket: null, resends: resends + 1, afterLostConnection: reason === CONNECTION_LOST });
       logger.info({ channel, reason, resend: resends + 1, waitMs: remedy.kind === 'wait' ? remedy.ms : 0 }, remedy.kind === 'wait'
         ? `the chat refused a reply line (${reason}): sending it again in ${remedy.ms} ms`
         : `the chat refused a reply line (${reason}): sending it again, made to differ`);

@@ -1,12 +1,14 @@
 // The last lines the reply queue sent to one channel, each with how often it had already been
-// sent again after a refusal, so that a refusal coming back for a line (the transport names it by
-// its text) counts against that line's re-sends. A chat answers within moments, so a few lines
+// sent again after a refusal (and whether the last was a lost connection), so that a refusal
+// coming back for a line (the transport names it by its text) counts against that line's re-sends. A chat answers within moments, so a few lines
 // of memory cover it; a line no refusal comes for (it was delivered) is pushed out by later ones
 // rather than kept.
 
-interface SentLine {
+export interface SentLine {
   text: string;
   resends: number;
+  /** Sent again because the connection it first went into was lost before the chat answered. */
+  afterLostConnection: boolean;
 }
 
 export class SentLines {
@@ -17,17 +19,17 @@ export class SentLines {
     this.#size = size;
   }
 
-  sent(text: string, resends: number): void {
-    this.#lines.push({ text, resends });
+  sent(line: SentLine): void {
+    this.#lines.push(line);
     if (this.#lines.length > this.#size) this.#lines.shift();
   }
 
-  /** How often `text` had been re-sent when last sent (that send is taken off); 0 for a line not among them. */
-  take(text: string): number {
+  /** The last send of `text` (taken off); for a line not among them, one sent once. */
+  take(text: string): SentLine {
     for (let index = this.#lines.length - 1; index >= 0; index -= 1) {
       if (this.#lines[index]!.text !== text) continue;
-      return this.#lines.splice(index, 1)[0]!.resends;
+      return this.#lines.splice(index, 1)[0]!;
     }
-    return 0;
+    return { text, resends: 0, afterLostConnection: false };
   }
 }

@@ -3,6 +3,7 @@
 // than half a message before it (or is longer than a whole message) is cut between grapheme
 // clusters instead, so an emoji or a surrogate pair is never halved, and a reply of a mention and
 // one long word does not spend a whole message on the mention alone.
+import { givenValue } from './given-value.ts';
 import type { ReplyOutcome } from './plugin-api.ts';
 
 const LINE_BREAKS = /[\r\n\u2028\u2029]+/g;
@@ -14,12 +15,19 @@ export function toChatLine(text: string): string {
   return text.replace(LINE_BREAKS, ' ').replace(/\t/g, ' ').replace(CONTROLS, '').trim();
 }
 
+/** Why `text` cannot be a chat line at all (it is no string: `undefined`, a number, an object), or null. */
+export function notChatText(text: unknown): string | null {
+  if (typeof text === 'string') return null;
+  return `the text to send must be a string (got ${givenValue(text)})`;
+}
+
 /**
  * Sends `@Name text` with `send`; a blank `text` is refused as an empty line is, never sent as a
- * bare mention (which says nothing).
+ * bare mention (which says nothing), and one that is no text at all is not said as "@Name
+ * undefined": both are handed to `send` as they are, for the queue to refuse and log.
  */
 export function sendMention(send: (line: string) => Promise<ReplyOutcome>, displayName: string, text: string): Promise<ReplyOutcome> {
-  if (toChatLine(String(text)) === '') return Promise.resolve({ status: 'refused', reason: 'empty reply' });
+  if (notChatText(text) !== null || toChatLine(text) === '') return send(text);
   return send(`@${displayName} ${text}`);
 }
 

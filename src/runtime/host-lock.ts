@@ -7,10 +7,9 @@
 // connection closes, and the OS drops it when the process ends in any way (kill -9 included),
 // so there is no stale lock to clean up after a crash. The file itself stays (removing it while
 // another process waits on it would let a third one in).
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { StoreOpenError, storeOpenError } from '../service/store/store-open-error.ts';
+import { isFileless, makeStoreFolder, storeOpenError, StoreOpenError } from '../service/store/store-open-error.ts';
 import { errorText } from '../host/error-text.ts';
 
 export interface HostLock {
@@ -19,15 +18,15 @@ export interface HostLock {
 
 /** Takes the store's host lock, or throws a StoreOpenError when another host holds it. None for `:memory:`. */
 export function lockStoreForHost(storePath: string): HostLock {
-  if (storePath === ':memory:' || storePath === '') return { release: () => {} };
+  if (isFileless(storePath)) return { release: () => {} };
   const file = `${storePath}.lock`;
   let db: DatabaseSync;
+  makeStoreFolder(storePath);
   try {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     // No busy wait: a held lock is an answer, not something to wait out.
     db = new DatabaseSync(file, { timeout: 0 });
   } catch (error) {
-    throw storeOpenError(file, error);
+    throw lockFileError(storePath, file, error);
   }
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
@@ -41,7 +40,15 @@ export function lockStoreForHost(storePath: string): HostLock {
     if (/locked|busy/i.test(errorText(error))) {
       throw new StoreOpenError(storePath, 'is already served by another `chatskin start`: stop that one first, or give this one its own store.path.', { cause: error });
     }
-    throw storeOpenError(file, error);
+    throw lockFileError(storePath, file, error);
   }
   return { release: () => db.close() };
+}
+
+/**
+ * Named as the database the config names, the lock file as the detail: a message naming only
+ * chatskin.db.lock read as a stale lock to delete, and the store.path to change was not its path.
+ */
+function lockFileError(storePath: string, file: string, error: unknown): StoreOpenError {
+  return new StoreOpenError(storePath, `cannot be served: its lock file beside it, ${path.basename(file)}, ${storeOpenError(file, error).reason}`, { cause: error });
 }

@@ -22,8 +22,10 @@ import type { StartedTransports } from './chat-transports.ts';
 import { lockStoreForHost } from './host-lock.ts';
 import { openService } from './open-service.ts';
 import { healthComponents } from './health-components.ts';
+import { registerHomePage } from './home-page.ts';
 import type { HealthParts } from './health-components.ts';
 import { publicBaseUrl } from './public-url.ts';
+import { serverErrorHandler } from './server-error-handler.ts';
 
 export interface RunningChatskin {
   /** http://HOST:PORT of the overlay and /healthz (overlay.publicUrl when set). */
@@ -79,12 +81,15 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
       ...apiServerOptions({
         logger: logger.child({ component: 'http' }), redirectErrors: config.api.redirectErrors, trustProxy: config.http.trustProxy, prefix: config.api.prefix,
       }),
-      // One log line per request would drown the host's own logs; errors are still logged.
+      // One log line per request would drown the host's own logs; errors are logged by the
+      // error handlers (the API's, the local routes', serverErrorHandler for the rest).
       logController: new LogController({ disableRequestLogging: true }),
     });
+    app.setErrorHandler(serverErrorHandler);
     // Filled in as the parts are built; /healthz reports those that exist.
     const parts: HealthParts = {};
     registerHealthz(app, () => healthComponents(parts));
+    registerHomePage(app, { apiPrefix: config.api.prefix, localChat: config.localChat.enabled });
     registerApi(app, {
       operations: service,
       authenticate: (token) => service.authenticate(token),
@@ -130,7 +135,9 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     await transports.start();
     // After chat and plugins: its first catch-up may already fulfil redemptions and reply in chat.
     const redemptions = await startTwitchRedemptions({ config, host, ledger: bindLedger(service, account.id), logger });
-    cleanups.push(() => redemptions.stop());
+    // The redemptions under way and the commands under way are waited for at once (each up to
+    // 5 s), so the whole stop keeps within the process's 10 s shutdown deadline.
+    cleanups.push(() => Promise.all([redemptions.stop(), host.drain()]));
     parts.redemptions = redemptions;
 
     const baseUrl = publicBaseUrl(config, port);

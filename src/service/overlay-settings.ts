@@ -13,7 +13,9 @@ export function templateSettingsView(template: Template, overlay: OverlayRecord,
     return {
       ...head,
       settings_values: settings,
-      source_values: { ...settings },
+      // The same object: nothing is layered under the overlay's own values (the PUT answer
+      // serialises it once for both; the cached view is frozen).
+      source_values: settings,
       override_values: {},
       overridden_keys: [],
       sync_source_preset_id: null,

@@ -3,6 +3,7 @@
 // and every `values`/`overrides` against the settings rules of its template, before anything
 // is written. Every problem names its path in the fixture.
 import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { validateSettingsValues } from './settings/validate-values.ts';
@@ -118,6 +119,9 @@ export function readSeedFile(file: string): unknown {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if (error instanceof SeedFixtureError) throw error;
+    // Node's "ENOENT: no such file or directory, stat 'x.yaml'" says neither in words nor where:
+    // a relative path is from the folder the command runs in, the package's own under npm run.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SeedFixtureError(file, [`does not exist (no file at ${resolve(file)})`]);
     throw new SeedFixtureError(file, [`cannot be read: ${(error as Error).message}`]);
   }
   return parseSeedYaml(text, file);

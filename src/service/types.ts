@@ -28,6 +28,7 @@ export interface TemplateSettingsView {
   template_name: string;
   template_slug: string;
   settings_values: SettingsValues;
+  /** The very settings_values object for an overlay without a sync source. */
   source_values: SettingsValues;
   override_values: SettingsValues;
   overridden_keys: string[];
@@ -39,6 +40,7 @@ export interface TemplateSettingsView {
 /** Response `data` of PUT /template. */
 export interface TemplateUpdateResult {
   settings_values: SettingsValues;
+  /** The very settings_values object for an overlay without a sync source (change neither: copy). */
   source_values: SettingsValues;
   override_values: SettingsValues;
   scope: Scope;
@@ -68,6 +70,13 @@ export interface UnlockResult {
   created: boolean;
   twitch_username: string;
   skin: { id: number; name: string };
+  /**
+   * HTTP client only, with `created: false`: the answer is to a repeat of the request, sent after
+   * an attempt whose answer was lost (a timeout, a dropped connection, a 502 or 504 from something
+   * in between) and which the service may have carried out. The grant the viewer holds may then
+   * be this call's own.
+   */
+  afterLostAnswer?: true;
 }
 
 export interface ViewerSkinRef {

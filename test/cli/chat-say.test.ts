@@ -1,6 +1,7 @@
 // `chatskin chat say` and the local chat's browser address against a running `chatskin start`
 // behind a proxy (overlay.publicUrl set): both use the listening address, since the local chat
 // refuses anything that came through a proxy.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startHost, tempWorkspace } from './cli-process.ts';
@@ -33,5 +34,30 @@ describe('the local chat with overlay.publicUrl set', () => {
     // --url as an address is often copied, with a trailing slash.
     const slashed = await runCli(['chat', 'say', 'again', '--url', `http://127.0.0.1:${port}/`, '--config', config], { cwd: dir });
     expect(slashed).toMatchObject({ code: 0, stdout: 'sent\n' });
+    // The terminal's role prefix in the text: refused with the flag to use, not sent as a viewer's text.
+    const prefixed = await runCli(['chat', 'say', '/mod !style bubble.width 300', '--config', config], { cwd: dir });
+    expect(prefixed).toMatchObject({
+      code: 1, stdout: '',
+      stderr: 'chatskin: The text is refused: /mod picks the role in the terminal only: give it apart here (chatskin chat say --role mod; the role list on the chat page).\n',
+    });
+    expect(host.stdout()).not.toContain('/mod !style');
+  });
+});
+
+describe('chat say to a host whose local chat is off', () => {
+  let host: RunningHost | undefined;
+  afterAll(async () => { await host?.stop(); });
+
+  it('says so, not "Route POST:/local/chat/say not found"', async () => {
+    const port = await freePort();
+    const { dir, config } = tempWorkspace('', `{ host: 127.0.0.1, port: ${port} }`);
+    writeFileSync(config, readFileSync(config, 'utf8').replace('localChat: { enabled: true, stdin: false }', 'localChat: { enabled: false }'));
+    host = await startHost(config, { cwd: dir });
+    const said = await runCli(['chat', 'say', 'hello', '--config', config], { cwd: dir });
+    expect(said).toEqual({
+      code: 1, stdout: '',
+      stderr: `chatskin: http://127.0.0.1:${port} has no local chat to send to (404): the chatskin there runs with localChat.enabled: false`
+        + ' (set it to true and restart that chatskin), or what answers there is not chatskin.\n',
+    });
   });
 });

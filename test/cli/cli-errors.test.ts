@@ -2,7 +2,7 @@
 // unless CHATSKIN_DEBUG asks for it.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,15 @@ import { runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
 const NO_DEBUG = { CHATSKIN_DEBUG: '' };
+
+/** The user some cases run chatskin as when the tests run as root, for whom file modes count. */
+const NOBODY = { uid: 65534, gid: 65534 };
+const NOBODY_CANNOT_RUN = 'the user nobody cannot run chatskin from this checkout (a private folder such as /root holds it)';
+
+/** Whether nobody can run chatskin from this checkout: not so under a private home folder. */
+async function nobodyCanRun(): Promise<boolean> {
+  return (await runCli(['--version'], NOBODY)).code === 0;
+}
 
 describe('chatskin start on an address it cannot listen on', () => {
   let first: RunningHost | undefined;
@@ -61,6 +70,27 @@ describe('a database that cannot be the store', () => {
     }
   });
 
+  it('in a folder chatskin may not write to, the shipped relative store.path names that folder, not its lock file', async (context) => {
+    // Root writes anywhere: the commands then run as nobody, for whom the mode counts.
+    const asRoot = process.getuid?.() === 0;
+    const asUser = asRoot ? NOBODY : {};
+    if (asRoot && !(await nobodyCanRun())) context.skip(NOBODY_CANNOT_RUN);
+    const { dir, config } = tempWorkspace();
+    writeFileSync(config, readFileSync(config, 'utf8').replace(/store: \{[^\n]*\}\n/, ''));
+    const readOnly = join(dir, 'read-only');
+    mkdirSync(readOnly);
+    chmodSync(readOnly, 0o555);
+    chmodSync(dir, 0o755);
+    chmodSync(config, 0o644);
+    const expected = `chatskin: The database ./data/chatskin.db (${readOnly}/data/chatskin.db) cannot be created: its folder ${readOnly}/data`
+      + ' cannot be made (EACCES: permission denied); store.path is relative to the folder chatskin was started in: start it in a folder'
+      + ` it may write to, or set store.path to one. (store.path in ${config})\n`;
+    for (const args of [['start'], ['keys', 'create', 'alice']]) {
+      const result = await runCli([...args, '--config', config], { cwd: readOnly, env: NO_DEBUG, killAfterMs: 20_000, ...asUser });
+      expect(result, args.join(' ')).toMatchObject({ code: 1, stdout: '', stderr: expected });
+    }
+  });
+
   it('another program\'s database is refused and left exactly as it was', async () => {
     const { dir, config } = tempWorkspace();
     const file = join(dir, 'other.sqlite');
@@ -74,6 +104,39 @@ describe('a database that cannot be the store', () => {
     expect(result.stderr).toBe(`chatskin: The database ${file} holds another program's tables (accounts), not chatskin's: point store.path at a new file; this one was left unchanged. (store.path in ${config})\n`);
     expect(readFileSync(file).equals(before)).toBe(true);
     expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+});
+
+describe('a database file chatskin may not read, or not write', () => {
+  // SQLite opens such a file read-only without a word; the first write (the template sync at
+  // start, an admin command's change) then failed as 'unexpected error: attempt to write a
+  // readonly database'. Made here as it happens: the store seeded by one user (root) and run as
+  // another, whose folder it is; or, without root, a file made read-only.
+  it('start and the admin commands say so in one line naming the file and store.path', async (context) => {
+    const { dir, config } = tempWorkspace();
+    const file = join(dir, 'db.sqlite');
+    writeFileSync(join(dir, 'fixture.yaml'), 'accounts:\n  - { login: alice }\n');
+    expect((await runCli(['seed', join(dir, 'fixture.yaml'), '--config', config], { cwd: dir })).code).toBe(0);
+    const asRoot = process.getuid?.() === 0;
+    const user = asRoot ? NOBODY : undefined;
+    if (asRoot) {
+      chownSync(dir, user!.uid, user!.gid);
+      chmodSync(dir, 0o755);
+      if (!(await nobodyCanRun())) context.skip(NOBODY_CANNOT_RUN);
+    }
+    // As made, the database is its owner's only: the other user may not even read it.
+    if (!asRoot) chmodSync(file, 0o000);
+    const unreadable = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: dir, env: NO_DEBUG, killAfterMs: 25_000, ...user });
+    expect(unreadable).toMatchObject({ code: 1, stderr: `chatskin: The database ${file} cannot be opened: the user running chatskin may not read it `
+      + `(see its owner and mode; chatskin makes a new database its owner's only). (store.path in ${config})\n` });
+    // Readable, not writable (a mode given by hand, or a file another tool made).
+    chmodSync(file, asRoot ? 0o644 : 0o444);
+    const expected = `chatskin: The database ${file} cannot be written: its file or folder is read-only. (store.path in ${config})\n`;
+    for (const args of [['start'], ['premium', 'alice', 'on'], ['keys', 'create', 'alice']]) {
+      const result = await runCli([...args, '--config', config], { cwd: dir, env: NO_DEBUG, killAfterMs: 25_000, ...user });
+      expect(result.stderr).toBe(expected);
+      expect(result.code).toBe(1);
+    }
   });
 });
 
@@ -192,7 +255,17 @@ describe('other failures', () => {
     const { dir, config } = tempWorkspace();
     const result = await runCli(['overlays', 'list', 'nobody', '--config', config], { cwd: dir, env: { CHATSKIN_DEBUG: '1' } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('chatskin: No account "nobody".\n');
+    expect(result.stderr).toBe('chatskin: No account with the login "nobody". chatskin start makes the account of channel.login ("alice" here)'
+      + ' when it first runs; chatskin seed makes others.\n');
+  });
+
+  it("premium and keys before the first start say that start makes the channel's account", async () => {
+    const { dir, config } = tempWorkspace();
+    const expected = 'chatskin: No account with the login "alice". chatskin start makes the account of channel.login ("alice" here)'
+      + ' when it first runs; chatskin seed makes others.\n';
+    for (const args of [['premium', 'alice', 'on'], ['keys', 'create', 'alice']]) {
+      expect(await runCli([...args, '--config', config], { cwd: dir, env: NO_DEBUG })).toEqual({ code: 1, stdout: '', stderr: expected });
+    }
   });
 
   it('help names CHATSKIN_DEBUG, as docs/cli.md does', async () => {

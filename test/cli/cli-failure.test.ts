@@ -90,6 +90,17 @@ describe('formatFailure: other errors', () => {
       expect(text).toContain('client_secret=[redacted]');
     }
   });
+
+  it('the stack trace shows no secret-named field of the error, such as a token read from a token file it holds', () => {
+    const error = Object.assign(new Error('refresh refused'), {
+      token: { accessToken: 'learned-access-token-1', refreshToken: 'learned-refresh-token-2', scope: ['chat:read'] },
+      request: { headers: { 'Client-Secret': 'learned-secret-3' } },
+    });
+    const text = formatFailure(error, { ...OWN, debug: true });
+    expect(text).not.toMatch(/learned-/);
+    expect(text).toContain("accessToken: '[redacted]'");
+    expect(text).toContain("'chat:read'");
+  });
 });
 
 describe('failureContext', () => {

@@ -58,6 +58,8 @@ describe('each command takes only its own flags', () => {
   });
 
   it('a misspelt flag gets the one it may mean; a flag missing its value is one line', async () => {
+    expectOneLineError(await runCli(['chat', 'say', '-5', 'points']),
+      'Unknown option -5 for command "chat say". A text that starts with - goes after --: chatskin chat say -- \'-5 points\'. Run chatskin chat say --help for its options.');
     expectOneLineError(await runCli(['chat', 'say', 'hi', '--rol', 'mod']),
       'Unknown option --rol for command "chat say". Did you mean --role? Run chatskin chat say --help for its options.');
     const ambiguous = await runCli(['chat', 'say', 'hi', '--as', '--role', 'mod']);
@@ -117,6 +119,12 @@ describe('chatskin seed: a bad fixture', () => {
       `Invalid seed fixture ${fixture}: accounts[0].login must be a Twitch login: 1 to 25 letters, digits or underscores`);
   });
 
+  it('that does not exist says so, with the full path a relative one took', async () => {
+    const { dir, config } = tempWorkspace();
+    expectOneLineError(await runCli(['seed', 'missing.yaml', '--config', config], { cwd: dir }),
+      `Invalid seed fixture missing.yaml: does not exist (no file at ${join(dir, 'missing.yaml')})`);
+  });
+
   it('with several problems lists each on a line of its own under a headline, as docs/cli.md says', async () => {
     const { dir, config } = tempWorkspace();
     const fixture = join(dir, 'bad.yaml');
@@ -163,6 +171,26 @@ describe('the help says what the code takes', () => {
     }
     expectOneLineError(await runCli(['chat', 'say', 'hi', '--role', 'boss', '--url', 'http://127.0.0.1:9']),
       `--role "boss" is not a role: use one of ${Object.keys(LOCAL_ROLE_WORDS).join(', ')}.`);
+  });
+
+  it('chat: a --url that is no http(s) address is refused as such, not taken for a host that does not answer', async () => {
+    expectOneLineError(await runCli(['chat', 'say', 'hi', '--url', '127.0.0.1:4477']),
+      '--url "127.0.0.1:4477" is not an http:// address: give the address chatskin start printed, e.g. --url http://127.0.0.1:4477.');
+    expectOneLineError(await runCli(['chat', 'say', 'hi', '--url', 'localhost:4477']),
+      '--url "localhost:4477" is not an http:// address: give the address chatskin start printed, e.g. --url http://localhost:4477.');
+    expectOneLineError(await runCli(['chat', 'say', 'hi', '--url', 'ws://127.0.0.1:4477']),
+      '--url "ws://127.0.0.1:4477" is not an http:// address: give the address chatskin start printed, e.g. --url http://127.0.0.1:PORT.');
+  });
+});
+
+describe('premium', () => {
+  it('takes on and off in any case, as chat say takes its role words', async () => {
+    const { dir, config } = tempWorkspace();
+    const fixture = join(dir, 'fixture.yaml');
+    writeFileSync(fixture, ISSUE_SEED_FIXTURE);
+    expect((await runCli(['seed', fixture, '--config', config])).code).toBe(0);
+    expect(await runCli(['premium', 'alice', 'OFF', '--config', config])).toEqual({ code: 0, stdout: 'Premium is off for alice.\n', stderr: '' });
+    expect(await runCli(['premium', 'alice', 'On', '--config', config])).toEqual({ code: 0, stdout: 'Premium is on for alice.\n', stderr: '' });
   });
 });
 

@@ -1,5 +1,5 @@
 // The CLI as people and scripts use it: real child processes on a real database file.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLIENT_HEADERS, runCli, startHost, tempWorkspace } from './cli-process.ts';
@@ -67,6 +67,21 @@ describe('chatskin CLI', () => {
     expect(first.stderr).toBe('');
     expect(first.stdout).toBe(`${shownOutput}\n`);
     expect((await runCli(['seed', fixture, '--config', config])).stdout).toBe(`${shownOutput}\n`);
+  });
+
+  it('`seed --help` and the docs that quote the seed\'s output quote the output docs/cli.md shows', async () => {
+    const docs = readFileSync(join(import.meta.dirname, '../../docs/cli.md'), 'utf8');
+    const seedSection = docs.slice(docs.indexOf('## seed'), docs.indexOf('## keys'));
+    const shownOutput = /```json\n(.*)\n```/.exec(seedSection)![1]!;
+    // The help wraps the JSON over lines, each further one indented by a space.
+    const help = (await runCli(['seed', '--help'])).stdout.replace(/\n /g, '');
+    expect(help).toContain(shownOutput);
+    const docsDir = join(import.meta.dirname, '../../docs');
+    const quoted = readdirSync(docsDir).filter((file) => file.endsWith('.md')).flatMap((file) =>
+      [...readFileSync(join(docsDir, file), 'utf8').matchAll(/`([^`\n]*"(?:accounts|global_skins)":[^`\n]*)`/g)]
+        .map((match) => ({ file, quote: match[1]! })));
+    expect(quoted.length).toBeGreaterThan(0);
+    expect(quoted.filter(({ quote }) => !shownOutput.includes(quote))).toEqual([]);
   });
 
   it('creates one key at a time, printing the token alone on the last line', async () => {

@@ -48,7 +48,8 @@ type WorldIds = Omit<ContractWorld, 'client' | 'close'> & { accountId: number };
 
 /** The real service on a temp SQLite file, seeded; `ids` names what the contract uses. */
 export async function seededService(): Promise<{ service: StyleService; ids: WorldIds; close(): Promise<void> }> {
-  const harness = await openHarness();
+  // A short busy timeout: the contract locks the database from another connection once.
+  const harness = await openHarness({ busyTimeoutMs: 200 });
   const seeded = await applySeed(harness.service, structuredClone(CONTRACT_FIXTURE));
   const streamer = seeded.accounts.streamer!;
   const other = seeded.accounts.other_channel!;
@@ -67,6 +68,7 @@ export async function seededService(): Promise<{ service: StyleService; ids: Wor
       foreignSkinId: other.skins.foreign!,
       viewer: { login: 'viewer_one', userId: '1001' },
       otherViewer: { login: 'viewer_two', userId: '1002' },
+      dbPath: harness.dbPath,
     },
   };
 }

@@ -8,10 +8,12 @@ import type { HttpClientOptions } from '../../src/client/http-client.ts';
 import { OverlayStyleError } from '../../src/client/overlay-style-error.ts';
 import { buildApiApp } from '../../src/service/http/index.ts';
 import type { StyleService } from '../../src/service/style-service.ts';
+import { startAnswerDroppingProxy } from './answer-dropping-proxy.ts';
 import { seededService } from './contract-world.ts';
 
 let service: StyleService;
 let closeService: () => Promise<void>;
+let neonId: number;
 let app: ReturnType<typeof buildApiApp>;
 let agent: Agent;
 let baseUrl: string;
@@ -21,7 +23,9 @@ let nowMs: number;
 let waits: number[];
 
 beforeEach(async () => {
-  ({ service, close: closeService } = await seededService());
+  let ids;
+  ({ service, close: closeService, ids } = await seededService());
+  neonId = ids.ownSkin.id;
   apiKey = (await service.createKey('streamer')).token;
   nowMs = Date.parse('2025-01-01T12:00:00Z');
   waits = [];
@@ -96,6 +100,22 @@ describe('the HTTP client against the bundled server', () => {
     const error = await refusal(client({ userAgent: 'undici' }).getTemplate());
     expect(error.status).toBe(403);
     expect(error.message).toMatch(/User-Agent/);
+  });
+
+  it('says when an unlock\'s "already held" answers a repeat of an attempt whose answer was lost', async () => {
+    const proxy = await startAnswerDroppingProxy(baseUrl);
+    try {
+      const overlay = client({ baseUrl: proxy.baseUrl });
+      proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
+      // The first attempt made the grant; the connection dropped before its answer came.
+      const repeated = await overlay.unlockSkin({ twitch_username: 'viewer_one', skin_id: neonId });
+      expect(proxy.dropped).toBe(1);
+      expect(repeated).toMatchObject({ created: false, afterLostAnswer: true, twitch_username: 'viewer_one' });
+      // Asked again, with nothing lost: the viewer held it already.
+      expect(await overlay.unlockSkin({ twitch_username: 'viewer_one', skin_id: neonId })).not.toHaveProperty('afterLostAnswer');
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('reports a base URL without the API prefix as a 404, not as data', async () => {

@@ -1,6 +1,7 @@
 // The contract every OverlayStyleClient keeps, written once and run against both clients: the
 // in-process one over the real service on a temp SQLite database, the HTTP one over the real
 // bundled server on a real socket. A plugin written against one behaves the same on the other.
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { OverlayStyleError } from '../../src/client/overlay-style-error.ts';
@@ -27,6 +28,8 @@ export interface ContractWorld {
   viewer: { login: string; userId: string };
   /** Another viewer who has signed in. */
   otherViewer: { login: string; userId: string };
+  /** The service's SQLite file, for another program to lock (its busy timeout is short). */
+  dbPath: string;
   close(): Promise<void>;
 }
 
@@ -337,6 +340,24 @@ export function describeOverlayClientContract(name: string, makeWorld: () => Pro
       const again = await client.getTemplate();
       expect(again.settings_values['bubble.width']).toBe(400);
       expect(again.overridden_keys).toEqual([]);
+    });
+
+    it('answers 503 with Retry-After while another program holds the database\'s write lock, stores nothing, and goes on once it is free', async () => {
+      const holder = new DatabaseSync(world.dbPath);
+      try {
+        holder.exec('BEGIN IMMEDIATE');
+        const busy = await refusal(client.unlockSkin({ twitch_username: world.viewer.login, skin_id: world.ownSkin.id }));
+        expect(busy.status).toBe(503);
+        expect(busy.message).toBe('The database is busy (another program holds its write lock); nothing was changed. Try again shortly.');
+        expect(busy.retryAfter).toBe(1);
+        holder.exec('ROLLBACK');
+        expect(await client.listViewerSkins(world.viewer.login)).toEqual([]);
+        const granted = await client.unlockSkin({ twitch_username: world.viewer.login, skin_id: world.ownSkin.id });
+        expect(granted.created).toBe(true);
+      } finally {
+        if (holder.isTransaction) holder.exec('ROLLBACK');
+        holder.close();
+      }
     });
 
     it('throws OverlayStyleError carrying status and message for every refusal', async () => {

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { onTestFinished } from 'vitest';
 import { createHttpClient } from '../../src/client/http-client.ts';
+import { startAnswerDroppingProxy } from './answer-dropping-proxy.ts';
+import type { AnswerDroppingProxy } from './answer-dropping-proxy.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import type { ChatTags } from '../../src/host/chat-transport.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
@@ -28,6 +30,10 @@ export interface RemotePluginWorldOptions {
   plugins: Record<string, unknown>;
   /** The base URL's path the client is given; default the API's prefix, `/api/v1`. */
   basePath?: string;
+  /** The client's retries (default 0). */
+  maxRetries?: number;
+  /** Put a proxy that can lose answers between the client and the service (`proxy`). */
+  answerDroppingProxy?: boolean;
 }
 
 export interface RemotePluginWorld {
@@ -40,6 +46,8 @@ export interface RemotePluginWorld {
   accountId: number;
   /** `METHOD /path` of every request the remote API received, in order. */
   requests: string[];
+  /** With `answerDroppingProxy`: the proxy the client goes through. */
+  proxy: AnswerDroppingProxy | null;
 }
 
 export async function startRemotePluginWorld(options: RemotePluginWorldOptions): Promise<RemotePluginWorld> {
@@ -58,15 +66,23 @@ export async function startRemotePluginWorld(options: RemotePluginWorldOptions):
   app.addHook('onRequest', async (request) => { requests.push(`${request.method} ${request.url}`); });
   await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());
-  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${options.basePath ?? '/api/v1'}`;
+  let baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${options.basePath ?? '/api/v1'}`;
+  let proxy: AnswerDroppingProxy | null = null;
+  if (options.answerDroppingProxy === true) {
+    proxy = await startAnswerDroppingProxy(baseUrl);
+    cleanups.push(() => proxy!.close());
+    baseUrl = proxy.baseUrl;
+  }
   const agent = new Agent();
   cleanups.push(() => agent.close());
-  const client = createHttpClient({ baseUrl, apiKey: token, dispatcher: agent, maxRetries: 0 });
+  const client = createHttpClient({
+    baseUrl, apiKey: token, dispatcher: agent, maxRetries: options.maxRetries ?? 0, backoff: { baseDelayMs: 1, maxDelayMs: 1 },
+  });
 
   const test = await startTestHost({ builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client, config: { plugins: options.plugins } });
   // Plugins finish what they are doing before the server and the database close.
   cleanups.push(() => test.host.stop());
-  return { test, client, harness, ids, accountId, requests };
+  return { test, client, harness, ids, accountId, requests, proxy };
 }
 
 /**

@@ -101,7 +101,7 @@ describe('docs/config.md defaults', () => {
 });
 
 describe('docs/config.md ranges', () => {
-  /** A config with `key` set to `value` (Twitch switched on for its keys, a reward given its required keys). */
+  /** A config with `key` set to `value` (Twitch switched on for its keys, a reward given its required keys, ws for a chat port). */
   function withValue(key: string, value: number): Record<string, unknown> {
     const path = key.replace('<key>', 'key').split('.');
     const config: Record<string, unknown> = {};
@@ -109,6 +109,8 @@ describe('docs/config.md ranges', () => {
       config.twitch = { clientId: 'i', clientSecret: 's', bot: { login: 'b', tokenFile: 'f' }, rewards: { key: { title: 't', cost: 1 } } };
     }
     if (path[0] === 'service') config.service = { mode: 'remote', baseUrl: 'https://x.example/api/v1', apiKey: 'k' };
+    // Port 443 goes with wss only, any other port with ws (docs/config.md): the ends are other ports.
+    if (key === 'twitch.chat.port') (config.twitch as Record<string, unknown>).chat = { secure: false };
     let node = config;
     for (const name of path.slice(0, -1)) node = (node[name] ??= {}) as Record<string, unknown>;
     node[path.at(-1)!] = value;
@@ -123,12 +125,36 @@ describe('docs/config.md ranges', () => {
     }
   };
 
-  it('every "N to M" range of a number is taken at both ends and refused one past each', () => {
-    const ranges = ROWS.flatMap(({ key }) => {
-      const allowed = new RegExp(`^\\| \`${key.replace(/[.*+?^${}()|[\]\\<>]/g, '\\$&')}\` \\|[^|]*\\| ([^|]*)\\|`, 'm').exec(DOCS)![1]!;
-      const range = /(?<![\w.])(\d[\d,]*) to (\d[\d,]*)\b(?! (?:characters|letters))/.exec(allowed);
-      return range === null ? [] : [{ key, min: Number(range[1]!.replaceAll(',', '')), max: Number(range[2]!.replaceAll(',', '')) }];
+  /** The "N to M" ranges of numbers the key tables state, by key. */
+  const ranges = ROWS.flatMap(({ key }) => {
+    const allowed = new RegExp(`^\\| \`${key.replace(/[.*+?^${}()|[\]\\<>]/g, '\\$&')}\` \\|[^|]*\\| ([^|]*)\\|`, 'm').exec(DOCS)![1]!;
+    const range = /(?<![\w.])(\d[\d,]*) to (\d[\d,]*)\b(?! (?:characters|letters))/.exec(allowed);
+    return range === null ? [] : [{ key, min: Number(range[1]!.replaceAll(',', '')), max: Number(range[2]!.replaceAll(',', '')) }];
+  });
+
+  it('every key that takes a number states its range', () => {
+    // A config giving every key that takes a number one (the optional and nullable ones too).
+    const full = parseConfig({
+      twitch: {
+        clientId: 'i', clientSecret: 's', bot: { login: 'b', tokenFile: 'f', tokenFileCheckSeconds: 5 }, helix: { mockServerPort: 1 },
+        rewards: { key: { title: 't', cost: 1, globalCooldownSeconds: 1, maxPerStream: 1, maxPerUserPerStream: 1 } },
+      },
+      service: {
+        mode: 'remote', baseUrl: 'https://x.example/api/v1', apiKey: 'k', timeoutMs: 1, maxRetries: 1, maxRetryAfterMs: 1, maxResponseBytes: 1,
+      },
     });
+    const numbers = (value: unknown, prefix: string): string[] => (typeof value === 'number' ? [prefix]
+      : typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? Object.entries(value).flatMap(([key, item]) => numbers(item, `${prefix}.${key}`)) : []);
+    const keys = [
+      ...numbers({ ...full, twitch: undefined }, '').map((key) => key.slice(1)),
+      ...numbers({ ...full.twitch, ...redemptionSettings(full.twitch as Parameters<typeof redemptionSettings>[0]) }, 'twitch'),
+    ].map((key) => key.replace('.rewards.key.', '.rewards.<key>.'));
+    expect(keys).toEqual(expect.arrayContaining(['http.port', 'service.maxResponseBytes', 'twitch.helix.mockServerPort', 'twitch.rewards.<key>.maxPerStream']));
+    expect(keys.filter((key) => !ranges.some((range) => range.key === key))).toEqual([]);
+  });
+
+  it('every "N to M" range of a number is taken at both ends and refused one past each', () => {
     expect(ranges.map(({ key }) => key)).toEqual(expect.arrayContaining(['http.port', 'overlay.maxMessages', 'twitch.redemptions.ledgerRetentionDays']));
     const wrong = ranges.filter(({ key, min, max }) => !accepts(key, min) || !accepts(key, max) || accepts(key, min - 1) || accepts(key, max + 1));
     expect(wrong).toEqual([]);

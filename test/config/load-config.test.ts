@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { CONFIG_DEFAULT_PATH } from '../../src/config/config-path.ts';
 import { MAX_CONFIG_BYTES } from '../../src/config/config-text.ts';
@@ -63,6 +64,21 @@ describe('loadConfig: defaults', () => {
     expect(config.twitch.enabled).toBe(false);
     for (const name of Object.keys(embeddedPlugins)) expect(plugins[name]?.enabled).toBe(true);
     expect(plugins['example-dice']).toEqual({ enabled: false, settings: { maxSides: 100 } });
+  });
+
+  it('a copy of config/default.yaml with its channel and Twitch switched on (README.md, step 2) has the twitch defaults: it joins channel.login', () => {
+    const copy = parseDocument(readFileSync(CONFIG_DEFAULT_PATH, 'utf8'));
+    copy.setIn(['channel', 'login'], 'mychannel');
+    copy.setIn(['twitch', 'enabled'], true);
+    const env = { TWITCH_CLIENT_ID: 'id', TWITCH_CLIENT_SECRET: 'secret' };
+    const config = loadConfig(write(copy.toString()), env);
+    expect(config.twitch.enabled && config.twitch.channels).toEqual(['mychannel']);
+    // Beside the bot's login and token file, which the copy must be edited for anyway, every twitch key is its default.
+    const bot = copy.getIn(['twitch', 'bot']);
+    expect(config.twitch).toEqual(parseConfig({
+      channel: { login: 'mychannel' },
+      twitch: { clientId: 'id', clientSecret: 'secret', bot: (bot as { toJSON(): unknown }).toJSON() },
+    }).twitch);
   });
 });
 
@@ -251,15 +267,17 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
     expect(loadConfig(twitch('{ server: 127.0.0.1, port: 6667, secure: false }'), {}).twitch).toMatchObject({ chat: { port: 6667, secure: false } });
   });
 
-  it('an unknown key (a typo) names the keys that are allowed there', () => {
+  it('an unknown key (a typo) names the key it may have meant and the keys that are allowed there', () => {
     const error = errorOf(() => loadConfig(write('http:\n  port: 80\n  hots: 0.0.0.0\n'), {}));
-    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy, maxConnections' }]);
+    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots" (did you mean "host"?); allowed keys: host, port, trustProxy, maxConnections' }]);
+    const far = errorOf(() => loadConfig(write('http:\n  port: 80\n  listen: 0.0.0.0\n'), {}));
+    expect(far.issues[0]!.message).toBe('unknown key "listen"; allowed keys: host, port, trustProxy, maxConnections');
   });
 
   it('an unknown top-level key', () => {
     const error = errorOf(() => loadConfig(write('htpp:\n  port: 80\n'), {}));
     expect(error.issues[0]!.path).toBe('(top level)');
-    expect(error.issues[0]!.message).toMatch(/^unknown key "htpp"; allowed keys: http, store, api, overlay/);
+    expect(error.issues[0]!.message).toMatch(/^unknown key "htpp" \(did you mean "http"\?\); allowed keys: http, store, api, overlay/);
   });
 
   it('a section that is not a mapping', () => {
@@ -412,7 +430,7 @@ describe('loadConfig: ${ENV} references', () => {
     ].join('\n')), { BOT_TOKEN: 'oauth:x' }));
     expect(error.issues).toEqual([
       { path: 'http.port', line: 2, message: 'must be a whole number from 0 to 65535 (got "eighty")' },
-      { path: 'http', line: 3, message: 'unknown key "hots"; allowed keys: host, port, trustProxy, maxConnections' },
+      { path: 'http', line: 3, message: 'unknown key "hots" (did you mean "host"?); allowed keys: host, port, trustProxy, maxConnections' },
       { path: 'twitch.clientSecret', line: 6, message: 'environment variable TWITCH_CLIENT_SECRET is not set; set it, or write the value in the file' },
     ]);
   });

@@ -146,6 +146,50 @@ describe('FakeTwitchIrc with the real tmi.js client', () => {
     expect(tags['message-type']).toBe('action');
   });
 
+  it('sends a reply with the reply-parent and reply-thread-parent tags, its text as given', async () => {
+    const client = botClient(irc);
+    await client.connect();
+    await irc.waitForJoin('somechannel');
+    const received = nextEvent<[string, tmi.ChatUserstate, string]>(client, 'message');
+    const parent = { id: 'parent-1', user: { login: 'first_fan', displayName: 'First_Fan' }, text: 'hello there; all' };
+    irc.sendPrivmsg('somechannel', { login: 'fan' }, '@First_Fan hi', { replyTo: parent });
+    const [, tags, text] = await received;
+    expect(text).toBe('@First_Fan hi');
+    expect(tags).toMatchObject({
+      'reply-parent-display-name': 'First_Fan',
+      'reply-parent-msg-body': 'hello there; all',
+      'reply-parent-msg-id': 'parent-1',
+      'reply-parent-user-id': irc.userIdOf('first_fan'),
+      'reply-parent-user-login': 'first_fan',
+      'reply-thread-parent-msg-id': 'parent-1',
+      'reply-thread-parent-user-login': 'first_fan',
+    });
+  });
+
+  it('delivers a Shared Chat message with the source-* tags: the badges in the partner channel, those of the source in source-badges', async () => {
+    const client = botClient(irc);
+    await client.connect();
+    await irc.waitForJoin('somechannel');
+    const received = nextEvent<[string, tmi.ChatUserstate, string]>(client, 'message');
+    const [original, copy] = irc.sendSharedPrivmsg('otherchannel', ['somechannel'], { login: 'othermod', mod: true, subscriber: 3 }, 'hi all');
+    const [channel, tags, text] = await received;
+    expect(channel).toBe('#somechannel');
+    expect(text).toBe('hi all');
+    expect(tags.id).toBe(copy!.id);
+    expect(tags.id).not.toBe(original!.id);
+    expect(tags).toMatchObject({
+      'room-id': irc.roomIdOf('somechannel'),
+      'source-room-id': irc.roomIdOf('otherchannel'),
+      'source-id': original!.id,
+      // tmi.js leaves these unparsed.
+      'source-badges': 'moderator/1,subscriber/3',
+      'source-badge-info': 'subscriber/3',
+      badges: null,
+      mod: false,
+    });
+    expect(original!.tags).toMatchObject({ 'room-id': irc.roomIdOf('otherchannel'), 'source-room-id': irc.roomIdOf('otherchannel'), 'source-id': original!.id });
+  });
+
   it('tells tmi.js about deleted messages, timeouts, bans and cleared chat', async () => {
     const client = botClient(irc);
     await client.connect();
@@ -384,6 +428,44 @@ describe('FakeTwitchIrc protocol details', () => {
     irc.setSlowMode('#somechannel', 0);
     expect(await raw.next((l) => l.includes('ROOMSTATE') && l.includes('slow=0'))).toBe(`@room-id=${irc.roomIdOf('somechannel')};slow=0 :tmi.twitch.tv ROOMSTATE :#somechannel`);
     expect((await said('four')).refused).toBeNull();
+    raw.ws.close();
+    mod.ws.close();
+  });
+
+  it('refuses a repeat within 30 s with msg_duplicate, comparing without tag characters as Twitch does since 2025; moderators exempt', async () => {
+    await irc.close();
+    let now = 1_000_000;
+    irc = await FakeTwitchIrc.start({ now: () => now, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
+    const raw = await rawClient(irc);
+    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel');
+    await raw.next((l) => l.includes('ROOMSTATE'));
+    const reader = botClient(irc, { identity: { username: 'reader', password: 'oauth:goodtoken' } });
+    const relayed: string[] = [];
+    reader.on('message', (_channel, _tags, text) => relayed.push(text));
+    await reader.connect();
+    await irc.waitForJoin('somechannel', { login: 'reader' });
+    const said = async (text: string) => {
+      const since = irc.privmsgs.length;
+      raw.ws.send(`PRIVMSG #somechannel :${text}`);
+      return irc.waitForPrivmsg((m) => m.login === 'plainbot', { since });
+    };
+    expect((await said('same')).refused).toBeNull();
+    now += 1_000;
+    expect((await said('same \u{E0000}')).refused).toBe('msg_duplicate');
+    expect(await raw.next((l) => l.includes('NOTICE'))).toBe('@msg-id=msg_duplicate :tmi.twitch.tv NOTICE #somechannel '
+      + ':Your message was not sent because it is identical to the previous one you sent, less than 30 seconds ago.');
+    expect((await said('same \u034F')).refused).toBeNull();
+    // Compared with the previous delivered line only, and only within 30 s.
+    expect((await said('same')).refused).toBeNull();
+    now += 30_000;
+    expect((await said('same')).refused).toBeNull();
+    await expect.poll(() => relayed).toEqual(['same', 'same \u034F', 'same', 'same']);
+
+    const mod = await rawClient(irc);
+    mod.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK modbot\r\nJOIN #somechannel');
+    await mod.next((l) => l.includes('ROOMSTATE'));
+    for (let i = 0; i < 2; i += 1) mod.ws.send('PRIVMSG #somechannel :again');
+    await expect.poll(() => irc.privmsgs.filter((m) => m.login === 'modbot').map((m) => m.refused)).toEqual([null, null]);
     raw.ws.close();
     mod.ws.close();
   });

@@ -44,9 +44,15 @@
  *   last delivered one there gets `NOTICE` `msg_slowmode` instead (recorded with
  *   `refused: 'msg_slowmode'`). The JOIN burst's ROOMSTATE carries the channel's slow mode.
  * - Unknown commands -> `421 <login> <CMD> :Unknown command`.
- * - Injection: user PRIVMSG with full tags, CLEARMSG, CLEARCHAT (timeout, ban, clear
- *   all), USERNOTICE, NOTICE, RECONNECT, raw lines, abrupt drop of every socket.
- * Not covered: the rate limits and duplicate dropping (Twitch's other chat limits); the
+ * - Injection: user PRIVMSG with full tags (a /me, a reply with its reply-parent-* tags, bits,
+ *   a reward), CLEARMSG, CLEARCHAT (timeout, ban, clear all), USERNOTICE, NOTICE, RECONNECT,
+ *   raw lines, abrupt drop of every socket.
+ * - Duplicates (fake-duplicates.ts): a PRIVMSG from a chatter who is neither broadcaster nor
+ *   moderator, identical to their last delivered one there within 30 s, gets `NOTICE`
+ *   `msg_duplicate` instead (recorded with `refused: 'msg_duplicate'`). Tag characters
+ *   (U+E0000..U+E007F) are dropped from what is delivered and compared, as Twitch has done since
+ *   August 2025; surrounding spaces do not count.
+ * Not covered: the rate limits (Twitch's other chat limits); the
  * bot's own limits can be checked from `privmsgs[i].at`, stamped by the `now` option's
  * clock (Date.now by default; a test on a manual clock passes its own).
  *
@@ -61,6 +67,8 @@
  *     opts.since: an index into the matching history (`irc.joins.length`,
  *     `irc.privmsgs.length`) so only later events count; opts.timeoutMs (default 10 s).
  *   .sendPrivmsg(channel, user, text, options?)  -> InjectedPrivmsg { id, tags, line }
+ *   .sendSharedPrivmsg(source, partners, user, text, options?)  -> InjectedPrivmsg[] (a Shared
+ *     Chat message: in `source` and a copy in each partner channel, with the source-* tags)
  *   .deleteMessage(channel, { login, targetMsgId, text })
  *   .timeoutUser(channel, user, seconds) / .banUser(channel, user) / .clearChat(channel)
  *   .sendUserNotice(channel, user, { msgId, systemMsg, params?, text? })
@@ -70,6 +78,7 @@
  *   .setSlowMode(channel, seconds, { announce? })  slow mode on (0: off); announce: false
  *     enforces it without the ROOMSTATE, as if the client had missed it
  *   .silent = true | false          stop / start answering clients' lines
+ *   .answersLost = true | false     deliver clients' PRIVMSGs but send their senders no USERSTATE
  *   .floodPrivmsg(channel, count, build?, options?) -> Promise<FloodResult>
  *   .userIdOf(login) / .roomIdOf(channel)
  *   .close()
@@ -77,6 +86,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { DUPLICATE_NOTICE, FakeDuplicates, deliveredText } from './fake-duplicates.ts';
 import { FakeSlowMode, slowModeNotice } from './fake-slow-mode.ts';
 import { formatIrcLine, parseIrcLine, type IrcMessage, type IrcTags } from './irc-message.ts';
 import { stableNumericId } from './stable-id.ts';
@@ -140,10 +150,23 @@ export interface PrivmsgOptions {
   customRewardId?: string;
   /** Sent as `\x01ACTION text\x01` (a /me message). */
   action?: boolean;
+  /**
+   * A reply (Twitch's reply threads): the reply-parent-* tags name the message answered, the
+   * reply-thread-parent-* ones the thread's first message (`thread`, default that same one). The
+   * text is the test's: clients put "@<name> " first, and the server sends it as they sent it.
+   */
+  replyTo?: ReplyParent & { thread?: ReplyParent };
   /** Default Date.now(). */
   tmiSentTs?: number;
   /** Added last; overrides any computed tag. */
   extraTags?: IrcTags;
+}
+
+/** A message a reply answers. */
+export interface ReplyParent {
+  id: string;
+  user: ChatUser;
+  text: string;
 }
 
 export interface InjectedPrivmsg {
@@ -277,12 +300,19 @@ export class FakeTwitchIrc {
   readonly joins: JoinRecord[] = [];
   /** While true, clients' lines are recorded in `sent` but not answered or acted on. */
   silent: boolean;
+  /**
+   * While true, a client's PRIVMSG is delivered (relayed, counted for the duplicate rule) but its
+   * sender gets no USERSTATE for it: the connection died between Twitch taking the line and its
+   * answer reaching the client.
+   */
+  answersLost = false;
 
   readonly #server: WebSocketServer;
   readonly #options: FakeTwitchIrcOptions;
   readonly #connections = new Map<number, Connection>();
   readonly #waiters = new Waiters();
   readonly #slowMode = new FakeSlowMode();
+  readonly #duplicates = new FakeDuplicates();
   readonly #now: () => number;
   #nextConnectionId = 1;
   #pingTimer: NodeJS.Timeout | undefined;
@@ -443,7 +473,21 @@ export class FakeTwitchIrc {
     if (user.vip) tags['vip'] = '1';
     if (options.bits !== undefined) tags['bits'] = String(options.bits);
     if (options.customRewardId !== undefined) tags['custom-reward-id'] = options.customRewardId;
+    if (options.replyTo !== undefined) Object.assign(tags, this.#replyTags(options.replyTo));
     return { ...tags, ...options.extraTags };
+  }
+
+  #replyTags(parent: ReplyParent & { thread?: ReplyParent }): IrcTags {
+    const thread = parent.thread ?? parent;
+    return {
+      'reply-parent-display-name': parent.user.displayName ?? parent.user.login,
+      'reply-parent-msg-body': parent.text,
+      'reply-parent-msg-id': parent.id,
+      'reply-parent-user-id': parent.user.userId ?? this.userIdOf(parent.user.login),
+      'reply-parent-user-login': parent.user.login.toLowerCase(),
+      'reply-thread-parent-msg-id': thread.id,
+      'reply-thread-parent-user-login': thread.user.login.toLowerCase(),
+    };
   }
 
   /** A user's chat message, delivered to every connection in the channel. */
@@ -454,6 +498,44 @@ export class FakeTwitchIrc {
     const message: IrcMessage = { tags, prefix: userPrefix(user.login.toLowerCase()), command: 'PRIVMSG', params: [name, body] };
     this.#toChannel(name, message);
     return { id: tags['id'] as string, tags, line: formatIrcLine(message) };
+  }
+
+  /**
+   * A chatter's message in a Shared Chat session (Twitch, since 2024): delivered in `source`,
+   * where it was sent, and a copy in each of `partners`. Every copy carries the source-* tags:
+   * the source channel's room id (`source-room-id`), the message's id there (`source-id`) and the
+   * chatter's badges there (`source-badges`, `source-badge-info`). A partner's copy has its own
+   * `id` and `room-id`, and `badges` (with mod, vip, subscriber) of the chatter in that channel:
+   * `options.in[partner]`, by default a plain viewer there. (As Twitch sends them: a moderator of
+   * the source only has `source-badges=moderator/1` and `mod=0` in a partner's copy.)
+   */
+  sendSharedPrivmsg(
+    source: string,
+    partners: string[],
+    user: ChatUser,
+    text: string,
+    options: PrivmsgOptions & { in?: Record<string, ChatUser> } = {},
+  ): InjectedPrivmsg[] {
+    const sourceName = normalizeChannel(source);
+    const sourceTags = this.privmsgTags(sourceName, user, text, options);
+    const shared: IrcTags = {
+      'source-badge-info': sourceTags['badge-info'] ?? '',
+      'source-badges': sourceTags['badges'] ?? '',
+      'source-id': sourceTags['id'] as string,
+      'source-room-id': this.roomIdOf(sourceName),
+    };
+    const copies: Array<[string, IrcTags]> = [[sourceName, { ...sourceTags, ...shared }]];
+    for (const partner of partners) {
+      const name = normalizeChannel(partner);
+      const there = options.in?.[name.slice(1)] ?? { login: user.login, displayName: user.displayName, userId: user.userId, color: user.color };
+      copies.push([name, { ...this.privmsgTags(name, there, text, { ...options, id: undefined }), ...shared }]);
+    }
+    const body = options.action ? `\u0001ACTION ${text}\u0001` : text;
+    return copies.map(([name, tags]) => {
+      const message: IrcMessage = { tags, prefix: userPrefix(user.login.toLowerCase()), command: 'PRIVMSG', params: [name, body] };
+      this.#toChannel(name, message);
+      return { id: tags['id'] as string, tags, line: formatIrcLine(message) };
+    });
   }
 
   /** A moderator deleted one message (CLEARMSG). */
@@ -819,16 +901,25 @@ export class FakeTwitchIrc {
     if (!connection.loggedIn || !joined || JUSTINFAN.test(connection.login ?? '')) return;
     const login = connection.login as string;
     const badges = this.#badgesOf(login, channel);
+    const delivered = deliveredText(text);
+    if (this.#duplicates.isRepeat(channel, login, delivered, 'broadcaster' in badges || 'moderator' in badges, record.at)) {
+      record.refused = 'msg_duplicate';
+      this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_duplicate' }, prefix: SERVER, command: 'NOTICE', params: [channel, DUPLICATE_NOTICE] }]);
+      return;
+    }
     const waitMs = this.#slowMode.waitMs(channel, login, 'broadcaster' in badges || 'moderator' in badges || 'vip' in badges, record.at);
     if (waitMs > 0) {
       record.refused = 'msg_slowmode';
       this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_slowmode' }, prefix: SERVER, command: 'NOTICE', params: [channel, slowModeNotice(waitMs)] }]);
       return;
     }
+    this.#duplicates.delivered(channel, login, delivered, record.at);
     const id = randomUUID();
-    this.#writeMessages(connection, [
-      { tags: { ...this.#userStateTags(login, channel), id }, prefix: SERVER, command: 'USERSTATE', params: [channel] },
-    ]);
+    if (!this.answersLost) {
+      this.#writeMessages(connection, [
+        { tags: { ...this.#userStateTags(login, channel), id }, prefix: SERVER, command: 'USERSTATE', params: [channel] },
+      ]);
+    }
     const relayed: IrcMessage = {
       tags: this.privmsgTags(channel, {
         login,
@@ -836,10 +927,10 @@ export class FakeTwitchIrc {
         mod: 'moderator' in badges,
         vip: 'vip' in badges,
         badges,
-      }, text, { id }),
+      }, delivered, { id }),
       prefix: userPrefix(login),
       command: 'PRIVMSG',
-      params: [channel, text],
+      params: [channel, delivered],
     };
     for (const other of this.#members(channel)) {
       if (other !== connection) this.#writeMessages(other, [relayed]);

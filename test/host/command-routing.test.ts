@@ -90,8 +90,16 @@ describe('command routing: prefix, names, aliases', () => {
     for (const text of ['ping', 'hello !ping', '!', '! ping', '!nope', '!pingpong']) expect(await say(test, text), text).toEqual([]);
   });
 
-  it('ignores the tag character chat clients append to repeated lines', async () => {
+  it('ignores the invisible characters chat clients add to repeated lines, and any other', async () => {
     expect(await say(test, '!ping \u{E0000}')).toEqual(['pong']);
+    expect(await say(test, '!ping \u034F')).toEqual(['pong']);
+    expect(await say(test, '!set width 300 \u034F', moderatorTags())).toEqual(['@Mod_mia width = 300']);
+    expect(await say(test, '!set\u200B width\u2060 3\u200C00\u00AD', moderatorTags())).toEqual(['@Mod_mia width = 300']);
+  });
+
+  it('runs no command from a /me line', async () => {
+    expect(await say(test, '!ping', chatTags('meme', { 'message-type': 'action' }))).toEqual([]);
+    expect(await say(test, '!ping', chatTags('meme', { 'message-type': 'chat' }))).toEqual(['pong']);
   });
 
   it('never routes the bot\'s own lines', async () => {

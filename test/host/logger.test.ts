@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { configSecrets } from '../../src/config/config-secrets.ts';
-import { parseConfig } from '../../src/config/load-config.ts';
+import { loadConfig, parseConfig } from '../../src/config/load-config.ts';
 import { pino } from 'pino';
 import { addLogSecrets, MAX_LEARNED_SECRETS, REDACTED } from '../../src/host/logger.ts';
 import { captureLogs } from './log-capture.ts';
@@ -79,6 +82,20 @@ describe('createLogger: secrets never reach the log', () => {
   it('the config\'s secrets with a bot token file: the client secret (the file\'s tokens are learned when read)', () => {
     const config = parseConfig({ twitch: { clientId: 'id', clientSecret: 'the-client-secret', bot: { login: 'bot', tokenFile: './bot.json' } } });
     expect(configSecrets(config)).toEqual(['the-client-secret']);
+  });
+
+  it('the config\'s secrets include a plugin\'s settings under secret-looking keys and the text ${ENV} put into its settings', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'chatskin-secrets-')), 'config.yaml');
+    writeFileSync(file, [
+      'plugins:',
+      '  hooks: { webhook: "https://hooks.example/h/${HOOK_SECRET}", auth: { apiToken: file-token-value, tokenFile: ./t.json }, rewardKey: unlock-neon }',
+      '  style: {}',
+    ].join('\n'));
+    const secrets = configSecrets(loadConfig(file, { HOOK_SECRET: 'env-hook-secret' }));
+    expect(secrets.sort()).toEqual(['env-hook-secret', 'file-token-value']);
+    const { logger, lines } = captureLogs(secrets);
+    logger.error('plugin hooks failed: POST https://hooks.example/h/env-hook-secret with file-token-value refused');
+    expect(lines[0]).not.toMatch(/env-hook-secret|file-token-value/);
   });
 
   it('redacts any key that names a secret (botToken, twitchToken, X-Api-Key), a lowercase bearer, and name=value secrets in messages', () => {

@@ -30,6 +30,21 @@ export default definePlugin({
   },
 });`;
 
+// Lines a plugin gets wrong, as one run without a type check may: each outcome is said back in chat.
+const SLOPPY = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'sloppy',
+  setup(ctx) {
+    const tell = (call, outcome) => call.say(outcome.status + ': ' + (outcome.reason ?? outcome.parts));
+    ctx.command({ name: 'noreply', run: async (call) => { await tell(call, await call.reply(undefined)); } });
+    ctx.command({ name: 'nosay', run: async (call) => { await tell(call, await ctx.chat.say(call.channel, { text: 'hi' })); } });
+    ctx.command({ name: 'nochannel', run: async (call) => { await tell(call, await ctx.chat.say(undefined, 'hi')); } });
+    ctx.command({ name: 'notarget', run: async (call) => { await tell(call, await ctx.chat.reply('streamer', 'hi')); } });
+    ctx.command({ name: 'blank', run: async (call) => { await tell(call, await ctx.chat.say(call.channel, ' ')); } });
+    ctx.command({ name: 'huge', run: async (call) => { await tell(call, await call.reply('word '.repeat(2000))); } });
+  },
+});`;
+
 const OTHER = `import { definePlugin } from SDK;
 export default definePlugin({ name: 'other', setup(ctx) { ctx.onRedemption('hydrate', () => {}); } });`;
 
@@ -39,7 +54,8 @@ beforeAll(async () => {
   folders = createPluginFolders();
   folders.add('rewards', REWARDS);
   folders.add('other', OTHER);
-  test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { rewards: {}, other: {} } }, overlayClient: unusedOverlayClient() });
+  folders.add('sloppy', SLOPPY);
+  test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { rewards: {}, other: {}, sloppy: {} } }, overlayClient: unusedOverlayClient() });
 });
 afterAll(() => {
   folders.remove();
@@ -101,5 +117,61 @@ describe('plugin context', () => {
 
   it('gives the plugin its name, the host\'s channel and a logger', async () => {
     expect(await ask('!about')).toEqual(['rewards streamer function']);
+  });
+
+  it('a line that is no text, to no channel or no target, is refused with a reason in the plugin\'s terms, never said as "undefined"', async () => {
+    expect(await ask('!noreply')).toEqual(['refused: the text to send must be a string (got undefined)']);
+    expect(await ask('!nosay')).toEqual(['refused: the text to send must be a string (got an object)']);
+    expect(await ask('!nochannel')).toEqual(['refused: the channel must be a channel\'s login (got undefined)']);
+    expect(await ask('!notarget')).toEqual(['refused: ctx.chat.reply needs a command invocation, or { channel, user: { displayName } }, to reply to']);
+    expect(await ask('!blank')).toEqual(['refused: empty reply']);
+  });
+
+  it('warnings about a plugin\'s lines (refused, cut short) name the plugin, and the command they answer', async () => {
+    const from = (command: string) => test.logs.filter((entry) => entry.level === LEVEL.warn && entry.plugin === 'sloppy' && entry.command === command)
+      .map((entry) => entry.msg);
+    await ask('!noreply');
+    expect(from('noreply')).toContain('reply refused: the text to send must be a string (got undefined)');
+    await ask('!blank');
+    expect(test.logs.filter((entry) => entry.level === LEVEL.warn && entry.plugin === 'sloppy' && entry.msg === 'reply refused: it is empty')).not.toEqual([]);
+    expect(await ask('!huge')).toHaveLength(5);
+    expect(from('huge')).toContain('reply too long: only its first parts are sent');
+  });
+});
+
+describe('ctx.overlay, shared by every plugin', () => {
+  it('cannot be changed by one plugin under another: assigning or deleting a method throws, saying why', async () => {
+    const more = createPluginFolders();
+    try {
+      more.add('patcher', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'patcher', setup(ctx) {
+  const tried = [
+    () => { ctx.overlay.getTemplate = async () => 'patched'; },
+    () => { delete ctx.overlay.listSkins; },
+    () => { Object.defineProperty(ctx.overlay, 'pickSkin', { value: async () => 'patched' }); },
+  ];
+  for (const attempt of tried) {
+    try { attempt(); } catch (error) { ctx.logger.info({ refused: error.message }, 'refused'); }
+  }
+} });`);
+      more.add('victim', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'victim', setup(ctx) {
+  ctx.command({ name: 'template', run: async (call) => {
+    const got = await ctx.overlay.getTemplate().catch((error) => error.message);
+    await call.say(String(got) + ' / ' + typeof ctx.overlay.listSkins + ' / ' + typeof ctx.overlay.pickSkin);
+  } });
+} });`);
+      const shared = await startTestHost({ config: { pluginDirs: [more.dir], plugins: { patcher: {}, victim: {} } }, overlayClient: unusedOverlayClient() });
+      shared.chat.message('#streamer', '!template', viewerTags());
+      await settle();
+      expect(shared.said()).toEqual(['overlay client getTemplate is not used in this test / function / function']);
+      expect(shared.logs.filter((entry) => entry.msg === 'refused').map((entry) => entry.refused)).toEqual([
+        'ctx.overlay is shared with the other plugins and cannot be changed (getTemplate): wrap it in an object of your own',
+        'ctx.overlay is shared with the other plugins and cannot be changed (listSkins): wrap it in an object of your own',
+        'ctx.overlay is shared with the other plugins and cannot be changed (pickSkin): wrap it in an object of your own',
+      ]);
+    } finally {
+      more.remove();
+    }
   });
 });

@@ -172,6 +172,25 @@ export default definePlugin({
     expect(await ask(test, '!hi')).toEqual(['@Viewer_val fine']);
   });
 
+  it('a setup or module that throws an object String() cannot convert fails that plugin alone, said by its fields', async () => {
+    folders.add('bare', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'bare', setup() { throw Object.assign(Object.create(null), { why: 'no prototype' }); } });`);
+    folders.add('bareatload', `import { definePlugin } from SDK;
+throw Object.create(null);
+export default definePlugin({ name: 'bareatload', setup() {} });`);
+    folders.add('loop', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'loop', async setup() { const thrown = { why: 'circular' }; thrown.self = thrown; throw thrown; } });`);
+    folders.add('hello', answering('hello', 'hi', 'still up'));
+    const test = await hostWith({ bare: {}, bareatload: {}, loop: {}, hello: {} });
+    const errors = Object.fromEntries(test.host.plugins.map((plugin) => [plugin.name, plugin.error]));
+    expect(errors.bare).toBe("[Object: null prototype] { why: 'no prototype' } was thrown (not an Error)");
+    expect(errors.bareatload).toMatch(/bareatload\/index\.ts could not be loaded: \[Object: null prototype\] \{\} was thrown \(not an Error\)$/);
+    expect(errors.loop).toBe("<ref *1> { why: 'circular', self: [Circular *1] } was thrown (not an Error)");
+    expect(test.logs.find((entry) => entry.level === LEVEL.error && entry.plugin === 'bare')?.msg)
+      .toBe("plugin bare failed to start and is disabled: [Object: null prototype] { why: 'no prototype' } was thrown (not an Error)");
+    expect(await ask(test, '!hi')).toEqual(['@Viewer_val still up']);
+  });
+
   it('a plugin whose async setup rejects fails alone', async () => {
     folders.add('slowfail', `import { definePlugin } from SDK;
 export default definePlugin({ name: 'slowfail', async setup() { await Promise.resolve(); throw new Error('later'); } });`);
@@ -179,7 +198,42 @@ export default definePlugin({ name: 'slowfail', async setup() { await Promise.re
     expect(test.host.plugins[0]).toMatchObject({ state: 'failed', error: 'later' });
   });
 
-  it('a setup that never finishes is failed after the timeout, and cannot register afterwards', async () => {
+  it('registers during setup (after an await too); once setup has finished, a registration is ignored with an error naming the plugin, after stop too', async () => {
+    folders.add('later', `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'later',
+  async setup(ctx) {
+    await Promise.resolve();
+    ctx.command({ name: 'early', run: (call) => { void call.say('early works'); } });
+    ctx.command({ name: 'more', run: async (call) => {
+      try { ctx.command({ name: 'extra', run: () => {} }); await call.say('registered'); }
+      catch (error) { await call.say(error.message); }
+    } });
+    globalThis.laterPluginContext = ctx;
+  },
+});`);
+    const test = await hostWith({ later: {} });
+    expect(test.host.plugins[0]).toMatchObject({ state: 'running', commands: ['early', 'more'] });
+    expect(await ask(test, '!early')).toEqual(['early works']);
+    // Logged, not thrown: thrown from a timer callback, it would stop chatskin.
+    expect(await ask(test, '!more')).toEqual(['registered']);
+    expect(await ask(test, '!extra')).toEqual([]);
+    expect(test.host.plugins[0]!.commands).toEqual(['early', 'more']);
+    const held = globalThis as { laterPluginContext?: PluginContext };
+    await test.host.stop();
+    held.laterPluginContext!.onRedemption('late-reward', () => {});
+    delete held.laterPluginContext;
+    expect(test.logs.filter((entry) => entry.level === LEVEL.error && entry.plugin === 'later').map((entry) => entry.msg)).toEqual([
+      'plugin later registered command "extra" after its setup had finished: ignored; '
+        + 'register commands and redemption handlers in setup, before it returns (or its promise settles)',
+      'plugin later registered a handler of reward "late-reward" after its setup had finished: ignored; '
+        + 'register commands and redemption handlers in setup, before it returns (or its promise settles)',
+    ]);
+    expect(await test.host.handleRedemption({ id: 'r1', rewardKey: 'late-reward', channel: 'streamer', user: { id: '1', login: 'a', displayName: 'A' }, input: '' }))
+      .toEqual({ outcome: 'unhandled' });
+  });
+
+  it('a setup that never finishes is failed after the timeout, and cannot register afterwards (logged, not thrown)', async () => {
     // The context is handed over on globalThis: importing the module here as well could give a
     // second instance of it while the host's import is still under way.
     folders.add('stuck', `import { definePlugin } from SDK;
@@ -195,8 +249,12 @@ export default definePlugin({ name: 'stuck', setup(ctx) { globalThis.stuckPlugin
     const test = await starting;
     expect(test.host.plugins[0]).toMatchObject({ name: 'stuck', state: 'failed', error: 'setup did not finish within 5000 ms' });
     expect(test.host.plugins[1]).toMatchObject({ name: 'hello', state: 'running' });
-    expect(() => held.stuckPluginContext!.command({ name: 'late', run: () => {} })).toThrow('plugin stuck failed to start; it cannot register anything');
+    // Logged and ignored, not thrown: from a timer a throw would stop chatskin.
+    expect(() => held.stuckPluginContext!.command({ name: 'late', run: () => {} })).not.toThrow();
     delete held.stuckPluginContext;
+    expect(test.logs.filter((entry) => entry.level === LEVEL.error && entry.plugin === 'stuck').map((entry) => entry.msg))
+      .toContain('plugin stuck registered command "late" after it failed to start: ignored');
+    expect(await ask(test, '!late')).toEqual([]);
     expect(await ask(test, '!hi')).toEqual(['@Viewer_val after']);
   });
 
@@ -236,18 +294,97 @@ export default definePlugin({
   setup(ctx) {
     ctx.command({ name: 'boom', run: () => { throw new Error('kaboom'); } });
     ctx.command({ name: 'later', run: async () => { await Promise.resolve(); throw new Error('async kaboom'); } });
+    ctx.command({ name: 'nothing', run: async () => { throw undefined; } });
+    ctx.command({ name: 'bare', run: () => { throw Object.create(null); } });
     ctx.command({ name: 'ok', run: (call) => { void call.say('flaky still works'); } });
+    ctx.onRedemption('nothing', async () => { throw undefined; });
   },
 });`);
     folders.add('hello', answering('hello', 'hi', 'hello'));
     const test = await hostWith({ flaky: {}, hello: {} });
     expect(await ask(test, '!boom')).toEqual(['@Viewer_val sorry, !boom failed.']);
     expect(await ask(test, '!later')).toEqual(['@Viewer_val sorry, !later failed.']);
-    const failures = test.logs.filter((entry) => entry.level === LEVEL.error && entry.msg === 'command handler failed');
-    expect(failures.map((entry) => [entry.plugin, entry.command])).toEqual([['flaky', 'boom'], ['flaky', 'later']]);
+    expect(await ask(test, '!nothing')).toEqual(['@Viewer_val sorry, !nothing failed.']);
+    expect(await ask(test, '!bare')).toEqual(['@Viewer_val sorry, !bare failed.']);
+    expect(await test.host.handleRedemption({ id: 'r1', rewardKey: 'nothing', channel: 'streamer', user: { id: '1', login: 'a', displayName: 'A' }, input: '' }))
+      .toEqual({ outcome: 'refund', plugin: 'flaky' });
+    // What was thrown is in the line itself: a thrown undefined leaves no err field to read it from.
+    const failures = test.logs.filter((entry) => entry.level === LEVEL.error && entry.plugin === 'flaky');
+    expect(failures.map((entry) => [entry.command ?? entry.rewardKey, entry.msg])).toEqual([
+      ['boom', 'command handler failed: kaboom'],
+      ['later', 'command handler failed: async kaboom'],
+      ['nothing', 'command handler failed: undefined was thrown (not an Error)'],
+      ['bare', 'command handler failed: [Object: null prototype] {} was thrown (not an Error)'],
+      ['nothing', 'redemption handler failed: undefined was thrown (not an Error); refunding'],
+    ]);
     expect((failures[0]!.err as { message: string }).message).toBe('kaboom');
     expect(await ask(test, '!hi')).toEqual(['@Viewer_val hello']);
     expect(await ask(test, '!ok')).toEqual(['flaky still works']);
+  });
+
+  describe('a redemption handler that never settles', () => {
+    /** A host whose plugin's handler of reward "forever" has been called and never settles. */
+    const withStuckHandler = async () => {
+      folders.add('stuck', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'stuck', setup(ctx) { ctx.onRedemption('forever', () => new Promise(() => {})); } });`);
+      const test = await hostWith({ stuck: {} });
+      void test.host.handleRedemption({ id: 'r1', rewardKey: 'forever', channel: 'streamer', user: { id: '1', login: 'a', displayName: 'A' }, input: '' });
+      return test;
+    };
+
+    it('is logged once with its plugin\'s name after 30 s', async () => {
+      const test = await withStuckHandler();
+      await test.clock.advance(29_999);
+      const warned = () => test.logs.filter((entry) => entry.level === LEVEL.warn && entry.plugin === 'stuck');
+      expect(warned()).toEqual([]);
+      await test.clock.advance(60_000);
+      expect(warned()).toEqual([expect.objectContaining({
+        rewardKey: 'forever', redemption: 'r1',
+        msg: 'plugin stuck\'s handler of reward forever has not finished after 30 s: the redemption stays unfulfilled until it does',
+      })]);
+    });
+
+    it('leaves no timer once the host has stopped', async () => {
+      const test = await withStuckHandler();
+      await settle();
+      await test.host.stop();
+      expect(test.clock.pendingTimers).toBe(0);
+    });
+  });
+
+  it('a command definition a type check would have caught is refused, saying what to write, not ignored', async () => {
+    // Plugins run by type stripping, without a type check: each mistake below passed silently
+    // (no alias, no cooldown, a required argument) or failed with the host's own internals.
+    folders.add('careless', `import { definePlugin } from SDK;
+const tried = [
+  { name: 'a', alias: ['b'] },
+  { name: 'c', aliases: 'd' },
+  { name: 'e', cooldown: 10 },
+  { name: 'f', cooldown: { users: 10 } },
+  { name: 'g', args: [{ name: 'n', type: 'integer', optinal: true }] },
+  { name: 'h', args: [{ name: 'n', type: 'integer', optional: 'yes' }] },
+  { name: 'i', permission: 'moderator' },
+];
+export default definePlugin({
+  name: 'careless',
+  setup(ctx) {
+    for (const definition of tried) {
+      try { ctx.command({ run: () => {}, ...definition }); } catch (error) { ctx.logger.info({ refused: error.message }, 'refused'); }
+    }
+    ctx.command({ name: 'fine', aliases: ['ok'], description: 'works', args: [{ name: 'n', type: 'integer', optional: true, min: 1 }], role: 'everyone', cooldown: { global: 1, user: 2, bypass: 'nobody' }, run: () => {} });
+  },
+});`);
+    const test = await hostWith({ careless: {} });
+    expect(test.host.plugins[0]).toMatchObject({ state: 'running', commands: ['fine'] });
+    expect(test.logs.filter((entry) => entry.msg === 'refused').map((entry) => entry.refused)).toEqual([
+      'command a: unknown field "alias" (did you mean "aliases"?)',
+      "command c: aliases must be a list of names (aliases: ['d'])",
+      'command e: cooldown must be { global, user, bypass }, in seconds (cooldown: { global: 10 } or { user: 10 })',
+      'command f: cooldown: unknown field "users" (did you mean "user"?)',
+      'command g: argument 1 (n): unknown field "optinal" (did you mean "optional"?)',
+      'command h: argument 1 (n): optional must be true or false',
+      'command i: unknown field "permission" (the fields are name, aliases, description, args, role, cooldown, run)',
+    ]);
   });
 
   it('a command name or alias already taken fails the second plugin, naming the owner', async () => {
@@ -299,6 +436,22 @@ export default definePlugin({ name: 'second', setup(ctx) { ctx.command({ name: '
     } finally {
       more.remove();
     }
+  });
+
+  it('a setup that returns something other than a teardown function is warned about, naming the plugin', async () => {
+    folders.add('ticker', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'ticker', setup() { const timer = setInterval(() => {}, 60_000); timer.unref(); return timer; } });`);
+    folders.add('stopper', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'stopper', async setup() { return { stop() {} }; } });`);
+    const test = await hostWith({ ticker: {}, stopper: {} });
+    expect(test.host.plugins.map((plugin) => plugin.state)).toEqual(['running', 'running']);
+    const warnings = test.logs.filter((entry) => entry.level === LEVEL.warn).map((entry) => [entry.plugin, entry.msg]);
+    const advice = 'not a function: nothing will run at shutdown (return a function that clears what setup started)';
+    expect(warnings).toEqual([
+      ['ticker', `plugin ticker's setup returned an object (Timeout), ${advice}`],
+      ['stopper', `plugin stopper's setup returned an object (Object), ${advice}`],
+    ]);
+    await test.host.stop();
   });
 
   it('stop runs the teardowns setup returned, and routes nothing afterwards', async () => {

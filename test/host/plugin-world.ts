@@ -6,6 +6,7 @@ import { createInProcessClient } from '../../src/client/in-process-client.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
 import { applySeed } from '../../src/service/seed.ts';
+import type { SqliteStoreOptions } from '../../src/service/store/sqlite-store.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
 import { openHarness } from '../service/core/service-harness.ts';
 import type { Harness } from '../service/core/service-harness.ts';
@@ -22,6 +23,8 @@ export interface PluginWorldOptions {
   wrapClient?: (client: OverlayStyleClient) => OverlayStyleClient;
   /** More of the host's config (e.g. `commands`); `plugins` comes from plugin and settings. */
   config?: Record<string, unknown>;
+  /** Options of the service's SQLite store (e.g. a short busy timeout). */
+  store?: Partial<SqliteStoreOptions>;
 }
 
 export interface PluginWorld {
@@ -34,7 +37,7 @@ export interface PluginWorld {
 }
 
 export async function startPluginWorld(options: PluginWorldOptions): Promise<PluginWorld> {
-  const harness = await openHarness();
+  const harness = await openHarness(options.store);
   onTestFinished(() => harness.close());
   const ids = await applySeed(harness.service, structuredClone(options.fixture));
   const accountId = ids.accounts['streamer']!.id;

@@ -75,9 +75,9 @@ describe('reply queue: lines the chat refused', () => {
     await clock.advance(0);
     queue.refused('streamer', 'same', 'msg_duplicate', { kind: 'differ' });
     await clock.advance(1_000);
-    queue.refused('streamer', 'same \u{E0000}', 'msg_duplicate', { kind: 'differ' });
+    queue.refused('streamer', 'same \u034F', 'msg_duplicate', { kind: 'differ' });
     await clock.advance(1_000);
-    expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u{E0000}', 'same']);
+    expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u034F', 'same']);
   });
 
   it('keeps the order of lines refused one after the other', async () => {

@@ -171,37 +171,38 @@ describe('reply queue: splitting and line hygiene', () => {
     void queue.enqueue('streamer', 'same');
     void queue.enqueue('streamer', 'same');
     await clock.advance(5_000);
-    expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u{E0000}', 'same']);
+    // U+034F: Twitch drops the tag character U+E0000 clients used before (since August 2025).
+    expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u034F', 'same']);
   });
 
-  it('splits replies into parts of at most 497 characters, so a repeat is made to differ whole', async () => {
+  it('splits replies into parts of at most 498 characters, so a repeat is made to differ whole', async () => {
     const { queue, clock, transport } = setup();
-    const line = `${'word '.repeat(98)}last`.padEnd(497, 'x');
+    const line = `${'word '.repeat(98)}last`.padEnd(498, 'x');
     void queue.enqueue('streamer', line);
     void queue.enqueue('streamer', line);
-    const longer = `${'word '.repeat(98)}last`.padEnd(498, 'x');
+    const longer = `${'word '.repeat(98)}last`.padEnd(499, 'x');
     void queue.enqueue('streamer', longer);
     await clock.advance(10_000);
     const sent = transport.sent.map((item) => item.text);
     expect(sent[0]).toBe(line);
     // Nothing cut: the suffix fits beside the whole line.
-    expect(sent[1]).toBe(`${line} \u{E0000}`);
+    expect(sent[1]).toBe(`${line} \u034F`);
     expect(sent[1]!.length).toBe(500);
-    // 498 characters go as two parts, each with room for the suffix.
-    expect(sent.slice(2)).toEqual([`${'word '.repeat(97)}word`, 'lastxxxx']);
+    // 499 characters go as two parts, each with room for the suffix.
+    expect(sent.slice(2)).toEqual([`${'word '.repeat(97)}word`, 'lastxxxxx']);
     expect(sent.slice(2).join(' ')).toBe(longer);
   });
 
   it('keeps the room for the suffix between graphemes, never halving a character', async () => {
     const { queue, clock, transport } = setup();
-    // 248 emoji of two UTF-16 units each: 496 units fit with the suffix; 249 are split.
-    const line = '\u{1F600}'.repeat(248);
+    // 249 emoji of two UTF-16 units each: 498 units fit with the suffix; 250 are split.
+    const line = '\u{1F600}'.repeat(249);
     void queue.enqueue('streamer', line);
     void queue.enqueue('streamer', line);
-    void queue.enqueue('streamer', '\u{1F600}'.repeat(249));
+    void queue.enqueue('streamer', '\u{1F600}'.repeat(250));
     await clock.advance(10_000);
     const sent = transport.sent.map((item) => item.text);
-    expect(sent[1]).toBe(`${line} \u{E0000}`);
+    expect(sent[1]).toBe(`${line} \u034F`);
     expect(sent.slice(2)).toEqual([line, '\u{1F600}']);
     expect(sent.every((text) => text.isWellFormed() && text.length <= 500)).toBe(true);
   });

@@ -1,7 +1,9 @@
 // The SDK's typing, checked by `tsc --noEmit` (npm test runs it first): argument values typed
 // from the argument list, ctx.config typed from the schema. The runtime part checks definePlugin
 // hands the definition back unchanged.
+import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import * as sdk from '../../src/sdk.ts';
 import { definePlugin, z } from '../../src/sdk.ts';
 import type { CommandInvocation, PluginContext } from '../../src/sdk.ts';
 
@@ -41,5 +43,10 @@ describe('sdk types', () => {
       },
     });
     expect(plugin.config).toBeUndefined();
+  });
+
+  it('docs/plugins.md names everything the SDK exports', () => {
+    const docs = readFileSync(new URL('../../docs/plugins.md', import.meta.url), 'utf8');
+    expect(Object.keys(sdk).filter((name) => !docs.includes(`\`${name}\``))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // Typed names as meant, and typed text said back without characters that would change how the
 // bot's line reads.
 import { describe, expect, it } from 'vitest';
-import { quotedTyped, shortened, typedName } from '../../src/host/typed-text.ts';
+import { quotedTyped, sameName, shortened, typedName } from '../../src/host/typed-text.ts';
 
 describe('typedName', () => {
   it('takes surrounding quotes off (straight or curly) and collapses spaces', () => {
@@ -13,6 +13,13 @@ describe('typedName', () => {
 
   it('drops direction controls and zero-width characters', () => {
     expect(typedName('\u202Eevil\u200B name\u2066')).toBe('evil name');
+  });
+
+  it("drops the character chat clients add to a repeated line, and keeps an emoji's variation selector", () => {
+    expect(typedName('night owl \u034F')).toBe('night owl');
+    expect(typedName('night owl \u{E0000}')).toBe('night owl');
+    expect(typedName('\u2764\uFE0F')).toBe('\u2764\uFE0F');
+    expect(typedName('\u{1F469}\u200D\u{1F4BB} Coder')).toBe('\u{1F469}\u200D\u{1F4BB} Coder');
   });
 });
 
@@ -29,5 +36,15 @@ describe('shortened', () => {
     expect(shortened('#ff0000')).toBe('#ff0000');
     const long = 'a'.repeat(300);
     expect(shortened(long)).toBe(`${'a'.repeat(119)}… (300 characters)`);
+  });
+});
+
+describe('sameName', () => {
+  it('matches without regard to case, spaces, invisible characters or the zero-width joiner Twitch strips', () => {
+    expect(sameName('night  OWL \u034F', 'Night Owl')).toBe(true);
+    expect(sameName('\u{1F469}\u{1F4BB} coder', '\u{1F469}\u200D\u{1F4BB} Coder')).toBe(true);
+    expect(sameName('\u{1F469}\u200D\u{1F4BB} Coder', '\u{1F469}\u200D\u{1F4BB} Coder')).toBe(true);
+    expect(sameName('night owls', 'Night Owl')).toBe(false);
+    expect(sameName('\u{1F469} coder', '\u{1F469}\u200D\u{1F4BB} Coder')).toBe(false);
   });
 });

@@ -64,8 +64,14 @@ export interface WorldOptions {
   /** How long an EventSub connection may stay unwelcomed (default: the host's, 30 s). */
   welcomeTimeoutMs?: number;
   maxRetryWaitMs?: number;
+  /** How long a reconciliation waits for one redemption's handler (default: the pipeline's, 30 s). */
+  handlerWaitMs?: number;
+  /** How long a stop waits for the redemptions under way (default: the pipeline's, 5 s). */
+  stopWaitMs?: number;
   /** twitch.httpTimeoutSeconds (default: the config's, 30). */
   httpTimeoutSeconds?: number;
+  /** How long a store write waits for another program's write lock (default: the store's, 5 s). */
+  busyTimeoutMs?: number;
 }
 
 export interface UnlockCall {
@@ -151,7 +157,7 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
   };
   await writeTokenFile(tokenFile, stored);
 
-  const store = openSqliteStore({ path: path.join(dir, 'chatskin.db') });
+  const store = openSqliteStore({ path: path.join(dir, 'chatskin.db'), ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
   const service = await createStyleService({ store, templates: TEMPLATES });
   const seeded = await applySeed(service, {
     accounts: [{
@@ -211,6 +217,8 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
         ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
         ...(options.welcomeTimeoutMs === undefined ? {} : { welcomeTimeoutMs: options.welcomeTimeoutMs }),
         ...(options.maxRetryWaitMs === undefined ? {} : { maxRetryWaitMs: options.maxRetryWaitMs }),
+        ...(options.handlerWaitMs === undefined ? {} : { handlerWaitMs: options.handlerWaitMs }),
+        ...(options.stopWaitMs === undefined ? {} : { stopWaitMs: options.stopWaitMs }),
       });
       return world.redemptions;
     },

@@ -1,5 +1,7 @@
 // Skin rewards end to end: real twurple clients against the Twitch fakes, the real host with the
 // skin-shop plugin, the bundled service on SQLite. Each redemption has one effect and its status.
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import type { RedemptionJson } from '../fakes/fake-helix.ts';
@@ -90,7 +92,7 @@ describe('a skin reward redeemed live', () => {
       ...client,
       unlockSkin: async () => {
         const { OverlayStyleError } = await import('../../src/client/overlay-style-error.ts');
-        throw new OverlayStyleError({ status: 503, message: 'Service Unavailable' });
+        throw new OverlayStyleError({ status: 500, message: 'Server Error.' });
       },
     });
     const world = await running({ overlayClient: failing, skinShop: { rewards: { 'unlock-neon': 'neon' }, attempts: 3, retryDelayMs: 1 } });
@@ -281,6 +283,32 @@ describe('exactly once', () => {
     expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
     expect(await world.service.findRedemptionEntry(world.accountId, redemption.id)).toMatchObject({ state: 'status-sent', outcome: 'fulfill', attempts: 2 });
     expect(world.redemptions!.status().counters?.resumed).toBe(1);
+  });
+
+  it('a status Twitch took that the ledger could not record is logged as that, not as Twitch\'s refusal, and recorded by the next reconciliation', async () => {
+    const world = await running({ busyTimeoutMs: 200 });
+    const rewardId = await world.rewardId('unlock-neon');
+    const status = world.helix.holdNext({ method: 'PATCH', path: '/channel_points/custom_rewards/redemptions' });
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan' } });
+    await status.arrived;
+    // Another program (a sqlite3 shell, a backup) holds the write lock when Twitch's answer comes.
+    const other = new DatabaseSync(path.join(world.dir, 'chatskin.db'));
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      status.release();
+      await expect.poll(() => world.redemptions!.status().counters?.statusFailures, { timeout: 5000, interval: 5 }).toBe(1);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
+    const errors = world.logs.filter((entry) => entry.level >= 50).map((entry) => entry.msg);
+    expect(errors).toEqual(["Twitch took the redemption's status, but the ledger could not record it: database is locked (the next reconciliation records it)"]);
+    expect(await world.service.findRedemptionEntry(world.accountId, redemption.id)).toMatchObject({ state: 'effect-done' });
+    expect(await world.redemptions!.reconcile()).toMatchObject({ statusesSent: 1, failures: [] });
+    expect(await world.service.findRedemptionEntry(world.accountId, redemption.id)).toMatchObject({ state: 'status-sent', outcome: 'fulfill' });
+    expect(world.unlocks).toHaveLength(1);
+    expect(statusChanges(world, redemption.id)).toEqual(['UNFULFILLED->FULFILLED']);
   });
 
   it('sends a status the ledger still owes even when Twitch no longer lists the redemption', async () => {

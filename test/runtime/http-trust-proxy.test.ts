@@ -38,6 +38,13 @@ describe('http.trustProxy on the whole host', () => {
     expect(await guessFrom(host, '198.51.100.4')).toBe(401);
   });
 
+  it('counts an IPv6 client by its /64: the other addresses of its /64 are locked out with it, another /64 is not', async () => {
+    const host = await hostWith({ trustProxy: ['127.0.0.1'] });
+    expect([await guessFrom(host, '2001:db8:1:2::1'), await guessFrom(host, '2001:db8:1:2::2'), await guessFrom(host, '2001:db8:1:2:ffff:ab:cd:3')])
+      .toEqual([401, 401, 429]);
+    expect(await guessFrom(host, '2001:db8:1:3::1')).toBe(401);
+  });
+
   it('by default the header is not believed: naming another address does not dodge the limit', async () => {
     const host = await hostWith({});
     expect([await guessFrom(host, '203.0.113.7'), await guessFrom(host, '203.0.113.8'), await guessFrom(host, '203.0.113.9')])

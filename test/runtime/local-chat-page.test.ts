@@ -89,6 +89,19 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it("refuses the terminal's /mod in the line, naming the role list, and sends /me as an action line", async () => {
+    const refused = await say('/mod !style bubble.background-color #0000ff');
+    expect(refused).toEqual({
+      state: 'error',
+      text: 'The text is refused: /mod picks the role in the terminal only: give it apart here (chatskin chat say --role mod; the role list on the chat page).',
+    });
+    expect(await page.inputValue('[name=text]')).toBe('/mod !style bubble.background-color #0000ff');
+    expect(await say('/me waves at chat', { login: 'alice' })).toEqual({ state: 'sent', text: 'Sent to the local chat of #streamer as alice (viewer).' });
+    await overlay.waitForFunction(() => document.body.textContent!.includes('waves at chat'));
+    expect(await overlay.evaluate(() => document.body.textContent)).not.toContain('/me waves');
+    expect(await color()).toBe('#00ff00');
+  });
+
   it('is served to this machine only, and may not be framed by another site', async () => {
     const own = await fetch(`${running.baseUrl}/local/chat/say`);
     expect(own.status).toBe(200);

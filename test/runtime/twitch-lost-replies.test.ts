@@ -52,4 +52,35 @@ describe('replies sent into a connection that then died', () => {
     expect(logs.entries.some((entry) => entry.level === LEVEL.warn
       && entry.msg === '3 of the bot\'s lines got no answer from Twitch before the connection was lost: they are sent again once chat is back')).toBe(true);
   });
+
+  it('a line Twitch had delivered before the connection died is not shown twice: re-sent and refused as a duplicate, it is dropped', async () => {
+    // A second bot that is no moderator, so Twitch's duplicate rule holds for its lines.
+    const plainIrc = await FakeTwitchIrc.start();
+    const plainLogs = captureLogs();
+    const plain = await startChatskin(twitchHostConfig(plainIrc, 'lost-delivered-'), { logger: plainLogs.logger, stdin: null });
+    try {
+      await plainIrc.waitForJoin('alice');
+      // Twitch takes the reply and shows it, but its answer never reaches the bot.
+      plainIrc.answersLost = true;
+      let since = plainIrc.privmsgs.length;
+      plainIrc.sendPrivmsg('#alice', MOD, '!style show bubble.width');
+      await plainIrc.waitForPrivmsg((m) => m.login === BOT, { since });
+      const joins = plainIrc.joins.length;
+      plainIrc.dropAllConnections();
+      plainIrc.answersLost = false;
+      await plainIrc.waitForJoin('alice', { since: joins });
+      // The bot sends it again, Twitch refuses it as a repeat of the line it showed.
+      await plainIrc.waitForPrivmsg((m) => m.login === BOT && m.refused === 'msg_duplicate', { since });
+      // A later command's answer shows the queue went on.
+      since = plainIrc.privmsgs.length;
+      plainIrc.sendPrivmsg('#alice', MOD, '!style show bubble.gap');
+      await plainIrc.waitForPrivmsg((m) => m.login === BOT && m.refused === null && m.text.includes('bubble.gap'), { since });
+      const shown = plainIrc.privmsgs.filter((m) => m.login === BOT && m.refused === null && m.text.includes('bubble.width'));
+      expect(shown).toHaveLength(1);
+      expect(plainLogs.entries.some((entry) => String(entry.msg).includes('its first copy had reached the chat'))).toBe(true);
+    } finally {
+      await plain.close();
+      await plainIrc.close();
+    }
+  });
 });

@@ -80,7 +80,9 @@ export function registerLocalChatSayRoute(app: FastifyInstance, transport: Local
         if (!(error instanceof LocalChatInputError)) throw error;
         throw validationError({ [error.field]: [`The ${error.field} is refused: ${error.message}.`] });
       }
-      return reply.code(202).send({ message: `Sent to the local chat of #${transport.channel} as ${message.login} (${message.role}).`, data: message });
+      // "viewer", the page's and --role's word: "as you (everyone)" read as a line sent to everyone.
+      const said = message.role === 'everyone' ? 'viewer' : message.role;
+      return reply.code(202).send({ message: `Sent to the local chat of #${transport.channel} as ${message.login} (${said}).`, data: message });
     });
   });
 }

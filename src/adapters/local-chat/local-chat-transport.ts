@@ -17,7 +17,7 @@ import type { ChatTransport } from '../../host/chat-transport.ts';
 import { toChatLine } from '../../host/split-message.ts';
 import { createChatListeners } from '../chat-listeners.ts';
 import { LOCAL_LOGIN, resolveLocalChatter } from './local-chat-chatter.ts';
-import { LOCAL_CHAT_SYNTAX, parseLocalChatLine } from './local-chat-line.ts';
+import { LOCAL_CHAT_SYNTAX, parseLocalChatLine, parsePostedLine } from './local-chat-line.ts';
 import { defaultUserIdOf, localChatTags, localUserIdOf } from './local-chat-tags.ts';
 import type { LocalChatter } from './local-chat-tags.ts';
 
@@ -102,6 +102,9 @@ export class LocalChatInputError extends Error {
 
 const DEFAULT_BOT_LOGIN = 'chatskin';
 
+/** Printed when the terminal's input ends (Ctrl-D); the host runs on. */
+export const LOCAL_CHAT_INPUT_ENDED = "Local chat: the terminal's input ended (Ctrl-D), so lines typed here are no longer read; the chat page and `chatskin chat say` still work, and Ctrl-C stops chatskin.";
+
 const ROLE_MARK: Readonly<Record<ChatRole, string>> = {
   broadcaster: ' (broadcaster)', moderator: ' (moderator)', vip: ' (vip)', subscriber: ' (subscriber)', everyone: '',
 };
@@ -135,8 +138,10 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     output?.write(`${toChatLine(line)}\n`);
   };
 
-  const emitLine = (chatter: LocalChatter, text: string): LocalChatMessage => {
+  const emitLine = (chatter: LocalChatter, text: string, action = false): LocalChatMessage => {
     const tags = localChatTags(chatter, tagsContext);
+    // As tmi.js delivers a /me line: the text without /me, and message-type action.
+    if (action) tags['message-type'] = 'action';
     listeners.emit({ type: 'message', channel, text, tags, self: chatter.login === botLogin });
     return { id: tags.id as string, login: chatter.login, displayName: tags['display-name'] as string, role: chatter.role, text };
   };
@@ -160,12 +165,12 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     }
   };
 
-  /** Sends a line from `chatter`, printed first when `shown`. Call it in the line's turn. */
-  const send = async (chatter: LocalChatter, text: string, shown: boolean): Promise<LocalChatMessage> => {
+  /** Sends a line from `chatter` (a /me line when `action`), printed first when `shown`. Call it in the line's turn. */
+  const send = async (chatter: LocalChatter, text: string, shown: boolean, action = false): Promise<LocalChatMessage> => {
     const speaker = await asKnownViewer(chatter);
     // Typed lines are on the screen already; posted ones are shown so the terminal reads as the chat.
-    if (shown) print(`${speaker.login}${ROLE_MARK[speaker.role]}: ${text}`);
-    return emitLine(speaker, text);
+    if (shown) print(`${speaker.login}${ROLE_MARK[speaker.role]}: ${action ? '/me ' : ''}${text}`);
+    return emitLine(speaker, text, action);
   };
 
   /** Handles a typed line (in its turn): problems are printed. */
@@ -190,7 +195,7 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
           print(`local chat: ${error.message}`);
           return;
         }
-        await send(chatter, parsed.text, false);
+        await send(chatter, parsed.text, false, parsed.action === true);
       }
     }
   };
@@ -208,8 +213,10 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
       if (text.length > CHAT_MESSAGE_MAX_LENGTH) {
         throw new LocalChatInputError('text', `a chat line is at most ${CHAT_MESSAGE_MAX_LENGTH} characters; this one has ${text.length}`);
       }
+      const posted = parsePostedLine(text);
+      if ('error' in posted) throw new LocalChatInputError('text', posted.error);
       const chatter = chatterFor(input.login ?? null, input.role ?? null);
-      return inTurn(() => send(chatter, text, true));
+      return inTurn(() => send(chatter, posted.text, true, posted.action));
     },
 
     typeLine(line) {
@@ -239,9 +246,15 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
       const withinLimit = (line: string) => (line.length > MAX_TYPED_LINE_LENGTH ? undefined : line);
       const lines = stdin.pipe(split2(withinLimit, splitting));
       lines.on('data', (line: string) => void transport.typeLine(line));
-      lines.on('end', () => logger.debug('local chat input ended'));
+      const onTerminal = (stdin as { isTTY?: boolean }).isTTY === true;
+      lines.on('end', () => {
+        logger.debug('local chat input ended');
+        // On a terminal that is Ctrl-D: the terminal goes on echoing what is typed, which no one
+        // reads any more, so say so (a pipe's end is no news: its lines are all in).
+        if (onTerminal && reader?.lines === lines) print(LOCAL_CHAT_INPUT_ENDED);
+      });
       reader = { stdin, lines };
-      if ((stdin as { isTTY?: boolean }).isTTY === true) {
+      if (onTerminal) {
         print(`Local chat on #${channel}: type to chat as ${defaultLogin}; start with /mod, /vip, /sub, /broadcaster or /as NAME to speak as someone else (/help).`);
       }
       logger.info({ channel, login: defaultLogin }, 'local chat reading lines from the terminal');

@@ -100,6 +100,8 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     state: 'ok', login: token.login, userId: token.userId, scopes: [...token.scope], lastRefreshAt: null, refreshes: 0, reloads: 0, error: null,
   };
   let saving: Promise<void> = Promise.resolve();
+  /** Saves queued or under way. */
+  let pendingSaves = 0;
   let stopped = false;
   const watch = createTokenFileWatch({
     file: options.tokenFile,
@@ -123,19 +125,35 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     const stored = storedTokenAfterRefresh(current, refreshed);
     addLogSecrets(logger, [stored.accessToken, stored.refreshToken]);
     current = stored;
+    save(stored, false);
+  });
+
+  /**
+   * Saves a refreshed token. One that could not be saved (a full disk, something in the way) is
+   * tried again at every look at the file (`again`), so a fault that passes does not leave the
+   * file with a refresh token Twitch may have retired, for a restart to fail on.
+   */
+  function save(stored: StoredTwitchToken, again: boolean): void {
+    pendingSaves++;
     saving = saving.then(async () => {
       try {
         await writeTokenFile(options.tokenFile, stored);
         if (status.state === 'save-failed') status.state = 'ok';
         status.error = null;
-        log.info({ tokenFile: options.tokenFile }, 'refreshed the broadcaster\'s Twitch token and saved it');
+        log.info({ tokenFile: options.tokenFile }, again
+          ? 'saved the refreshed broadcaster token, which could not be saved before'
+          : 'refreshed the broadcaster\'s Twitch token and saved it');
       } catch (error) {
         status.state = 'save-failed';
-        status.error = `the refreshed token could not be saved to ${options.tokenFile}: ${errorText(error)}; after a restart the old one may no longer work`;
-        log.error({ err: error }, `Twitch token refreshed but not saved: ${status.error}`);
+        status.error = `the refreshed token could not be saved to ${options.tokenFile}: ${errorText(error)}; `
+          + 'it is saved as soon as it can be (tried every few seconds); after a restart the old one may no longer work';
+        // Said once; the tries after it every few seconds would fill the log.
+        if (!again) log.error({ err: error }, `Twitch token refreshed but not saved: ${status.error}`);
+      } finally {
+        pendingSaves--;
       }
     });
-  });
+  }
 
   authProvider.onRefreshFailure((userId: string, error: Error) => {
     if (userId !== token.userId) return;
@@ -213,7 +231,11 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     return stopped ? Promise.resolve(false) : watch.look();
   }
   // What the file holds now is the token just loaded.
-  void checkTokenFile().finally(() => watch.repeat());
+  void checkTokenFile().finally(() => watch.repeat(() => {
+    // One try at a time: a save still under way (a slow disk) is not piled onto.
+    if (status.state === 'save-failed' && !stopped && pendingSaves === 0) save(current, true);
+    return true;
+  }));
 
   return {
     authProvider,

@@ -73,6 +73,10 @@ export interface TwitchRedemptionsOptions {
   welcomeTimeoutMs?: number;
   /** Tests: the longest wait twurple puts between reconnect attempts (redemption-listener.ts). */
   maxRetryWaitMs?: number;
+  /** Tests: how long a reconciliation waits for one redemption's handler (default 30 s, redemption-pipeline.ts). */
+  handlerWaitMs?: number;
+  /** Tests: how long a stop waits for the redemptions under way (default 5 s). */
+  stopWaitMs?: number;
 }
 
 export interface TwitchRedemptions {
@@ -265,6 +269,9 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       channel: config.channel.login,
       rewardKeyOf: (rewardId) => rewardKeys.get(rewardId),
       logger,
+      clock,
+      ...(options.handlerWaitMs === undefined ? {} : { handlerWaitMs: options.handlerWaitMs }),
+      ...(options.stopWaitMs === undefined ? {} : { stopWaitMs: options.stopWaitMs }),
     });
     let rewardsSynced = false;
     let stopped = false;
@@ -396,7 +403,8 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
         const retentionStopped = retention.stop();
         auth.stop();
         listener?.stop();
-        // The pipeline refuses new work at once; a reconciliation under way ends after its current redemptions.
+        // The pipeline refuses new work at once and a reconciliation under way ends; the redemptions
+        // under way get the pipeline's stop wait.
         const pipelineStopped = pipeline.stop();
         // A start under way ends at its next step (its failure is the starter's to report).
         await ready.catch(() => undefined);

@@ -54,6 +54,9 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
   let renewing: Promise<unknown> = Promise.resolve();
   /** A refresh still waiting for Twitch; a renewal meanwhile waits for the same one, never a second. */
   let refreshing: Promise<TokenRenewal> | null = null;
+  /** The next try to save a refreshed token that could not be saved. */
+  let saveTimer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
   // Looked at before every login and while waiting for a new token; a look that fails (the file system) changes nothing.
   const watch = createTokenFileWatch({
     file,
@@ -117,14 +120,32 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     known.add(refreshed.accessToken);
     token = refreshed;
     // Saved even when stopping: Twitch may have replaced the refresh token, and the old one then stops working.
+    await save(refreshed, false);
+    return 'refreshed';
+  }
+
+  /**
+   * Saves a refreshed token. One that could not be saved (a full disk, something in the way) is
+   * tried again every checkIntervalMs while it is the token in use, so a fault that passes does not
+   * leave the file with a refresh token Twitch may have retired, for a restart to fail on.
+   */
+  async function save(refreshed: StoredTwitchToken, again: boolean): Promise<void> {
     try {
       await writeTokenFile(file, refreshed);
-      log.info('refreshed the bot\'s Twitch token and saved it');
+      log.info(again ? 'saved the refreshed bot token, which could not be saved before' : 'refreshed the bot\'s Twitch token and saved it');
     } catch (error) {
-      log.error(`refreshed the bot's Twitch token but could not save it (${errorText(error)}): `
-        + 'it is used until chatskin stops; after a restart the old one may no longer work');
+      // Said once; the tries after it would fill the log.
+      if (!again) {
+        log.error(`refreshed the bot's Twitch token but could not save it (${errorText(error)}): it is saved as soon as it can be `
+          + '(tried every few seconds); it is used meanwhile, and after a restart before then the old one may no longer work');
+      }
+      if (stopped) return;
+      saveTimer = setTimeout(() => {
+        saveTimer = null;
+        if (!stopped && token === refreshed) void save(refreshed, true);
+      }, checkIntervalMs);
+      saveTimer.unref();
     }
-    return 'refreshed';
   }
 
   /**
@@ -167,6 +188,8 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     },
 
     async stop() {
+      stopped = true;
+      if (saveTimer !== null) clearTimeout(saveTimer);
       await watch.stop();
       await renewing;
     },

@@ -24,7 +24,7 @@
 import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import { createChatListeners } from '../chat-listeners.ts';
-import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel, TWITCH_CHAT_LIMITS } from '../../host/chat-transport.ts';
+import { CHAT_MESSAGE_MAX_LENGTH, CONNECTION_LOST, normalizeChannel, TWITCH_CHAT_LIMITS } from '../../host/chat-transport.ts';
 import type { ChatTransport } from '../../host/chat-transport.ts';
 import { errorText } from '../../host/error-text.ts';
 import { createChannelJoins } from './channel-joins.ts';
@@ -194,7 +194,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     logger.warn({ lines: unanswered.length },
       `${unanswered.length} of the bot's lines got no answer from Twitch before the connection was lost: they are sent again once chat is back`);
     for (const { channel, text } of unanswered) {
-      listeners.emit({ type: 'line-refused', channel, text, reason: 'connection lost', remedy: { kind: 'wait', ms: 0 } });
+      listeners.emit({ type: 'line-refused', channel, text, reason: CONNECTION_LOST, remedy: { kind: 'wait', ms: 0 } });
     }
   };
 

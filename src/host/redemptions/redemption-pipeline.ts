@@ -13,10 +13,13 @@
 import type { Logger } from 'pino';
 import type { RedemptionResult } from '../host.ts';
 import type { RedemptionEvent } from '../plugin-api.ts';
+import { systemClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
+import { withDeadline } from '../deadline.ts';
 import { errorText } from '../error-text.ts';
 import type { ChannelPointsApi, RedemptionStatusUpdate, TwitchRedemption } from './channel-points.ts';
 import type { LedgerOutcome, RedemptionLedger } from './redemption-ledger.ts';
-import { createStatusBatcher } from './status-batcher.ts';
+import { createStatusBatcher, StatusNotRecordedError } from './status-batcher.ts';
 import type { StatusSendResult } from './status-batcher.ts';
 
 /** The event a handler gets: `attempt` is 1, or more when an interrupted effect is run again. */
@@ -34,14 +37,28 @@ export interface RedemptionPipelineOptions {
   logger: Logger;
   /** Listed redemptions handled at once during a reconciliation. Default 8. */
   concurrency?: number;
+  clock?: Clock;
+  /**
+   * How long a reconciliation waits for one redemption before it moves on to the next (the
+   * redemption goes on, and its outcome is recorded and sent when its handler finishes), so a
+   * handler that never settles holds up neither the reconciliation nor the others. Default 30 s.
+   */
+  handlerWaitMs?: number;
+  /** On stop, how long redemptions under way may take; one still running then runs again at the next start. Default 5 s. */
+  stopWaitMs?: number;
 }
+
+/** A reconciliation gives up waiting for one redemption after this long. */
+export const REDEMPTION_HANDLER_WAIT_MS = 30_000;
+/** A stop waits this long for the redemptions under way (as for the commands under way, host.ts). */
+export const REDEMPTION_STOP_WAIT_MS = 5_000;
 
 export type ProcessResult =
   | { kind: 'done'; outcome: LedgerOutcome; status: StatusSendResult; attempt: number }
   /** Already handled (or being handled) in this process or before: nothing happened. */
   | { kind: 'duplicate' }
   | { kind: 'ignored'; reason: string }
-  /** The effect is recorded; Twitch did not take the status. A reconciliation sends it again. */
+  /** The effect is recorded; Twitch did not take the status (or took it and the ledger could not record that). A reconciliation sends it again. */
   | { kind: 'status-pending'; outcome: LedgerOutcome; error: string }
   /** The ledger could not be written (nothing acknowledged); a reconciliation tries again. */
   | { kind: 'failed'; error: string };
@@ -83,6 +100,9 @@ const STATUS_OF: Record<LedgerOutcome, RedemptionStatusUpdate> = { fulfill: 'FUL
 export function createRedemptionPipeline(options: RedemptionPipelineOptions): RedemptionPipeline {
   const { ledger, channelPoints, logger } = options;
   const concurrency = Math.max(1, options.concurrency ?? 8);
+  const clock = options.clock ?? systemClock;
+  const handlerWaitMs = options.handlerWaitMs ?? REDEMPTION_HANDLER_WAIT_MS;
+  const stopWaitMs = options.stopWaitMs ?? REDEMPTION_STOP_WAIT_MS;
   const counters: PipelineCounters = { effects: 0, fulfilled: 0, refunded: 0, duplicates: 0, resumed: 0, statusFailures: 0, ignored: 0 };
   const inFlight = new Map<string, Promise<ProcessResult>>();
   const batcher = createStatusBatcher({
@@ -90,6 +110,18 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     afterSent: (ids) => ledger.recordRedemptionStatusSent(ids),
   });
   let stopped = false;
+  /** Waits a stop ends at once (each removed once its work settles, so none pile up). */
+  const stopWaiters = new Set<() => void>();
+
+  /** `work`'s value, or 'stopping' as soon as the pipeline stops. */
+  function unlessStopped<T>(work: Promise<T>): Promise<T | 'stopping'> {
+    if (stopped) return Promise.resolve('stopping');
+    return new Promise((resolve, reject) => {
+      const onStop = (): void => resolve('stopping');
+      stopWaiters.add(onStop);
+      work.then(resolve, reject).finally(() => stopWaiters.delete(onStop));
+    });
+  }
 
   async function sendStatus(rewardId: string, id: string, outcome: LedgerOutcome): Promise<StatusSendResult> {
     const status = await batcher.send(rewardId, id, STATUS_OF[outcome]);
@@ -147,7 +179,12 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       return { kind: 'done', outcome, status, attempt };
     } catch (error) {
       counters.statusFailures++;
-      log.error({ err: error, outcome }, `Twitch did not take the redemption's status (it will be sent again): ${errorText(error)}`);
+      if (error instanceof StatusNotRecordedError) {
+        // Not Twitch's refusal: saying so would send the operator to look at Twitch.
+        log.error({ err: error.cause, outcome }, `${error.message} (the next reconciliation records it)`);
+      } else {
+        log.error({ err: error, outcome }, `Twitch did not take the redemption's status (it will be sent again): ${errorText(error)}`);
+      }
       return { kind: 'status-pending', outcome, error: errorText(error) };
     }
   }
@@ -200,7 +237,17 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       const worker = async (): Promise<void> => {
         while (next < listed.length && !stopped) {
           const redemption = listed[next++]!;
-          const result = await process(redemption, { listed: true });
+          // A handler that never settles would hold this worker, and so the reconciliation (and a
+          // stop waiting for it), for ever: the wait ends after handlerWaitMs, or at once on stop
+          // (which also ends the deadline's timer).
+          const waited = withDeadline(unlessStopped(process(redemption, { listed: true })), handlerWaitMs, () => new Error('still under way'), clock);
+          const result = await waited.catch(() => null);
+          if (result === 'stopping') break;
+          if (result === null) {
+            report.failures.push(`redemption ${redemption.id}: its handler has not finished after ${handlerWaitMs / 1000} s `
+              + '(its outcome is recorded and sent when it does)');
+            continue;
+          }
           if (result.kind === 'done') report.handled++;
           else if (result.kind === 'status-pending' || result.kind === 'failed') report.failures.push(`redemption ${redemption.id}: ${result.error}`);
         }
@@ -216,7 +263,16 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     counters,
     async stop() {
       stopped = true;
-      await Promise.allSettled([...inFlight.values()]);
+      for (const onStop of stopWaiters) onStop();
+      try {
+        await withDeadline(Promise.allSettled([...inFlight.values()]), stopWaitMs, () => new Error('still under way'), clock);
+      } catch {
+        // A handler that never settles must not hold the shutdown: what is still `received` runs again at the next start.
+        // (Nothing joins inFlight once stopped: process refuses.)
+        const left = [...inFlight.keys()];
+        logger.warn({ redemptions: left },
+          `stopping: ${left.length} redemption(s) still under way after ${stopWaitMs / 1000} s: left for the next start, which runs their handlers again`);
+      }
       await batcher.drain();
     },
   };

@@ -2,11 +2,24 @@
 // event loop, per reward and status, goes out in one Helix call of up to 50 ids (Twitch's limit),
 // and the ledger records them as sent in one transaction. A burst of redemptions then costs a
 // few calls instead of one each, which keeps under Helix's 800 points a minute.
+import { errorText } from '../error-text.ts';
 import type { RedemptionStatusUpdate } from './channel-points.ts';
 
 export const MAX_IDS_PER_STATUS_CALL = 50;
 
 export type StatusSendResult = 'changed' | 'already-resolved';
+
+/**
+ * Twitch took the status, but the ledger could not record it (the store failed: locked, full): the
+ * redemption stays owed its status, and the next reconciliation sends it again, which Twitch then
+ * answers as already set, and records it. `cause` is the store's error.
+ */
+export class StatusNotRecordedError extends Error {
+  constructor(cause: unknown) {
+    super(`Twitch took the redemption's status, but the ledger could not record it: ${errorText(cause)}`, { cause });
+    this.name = 'StatusNotRecordedError';
+  }
+}
 
 export interface StatusBatcherOptions {
   /** Sets the status on Twitch; answers the ids it changed. */
@@ -44,7 +57,11 @@ export function createStatusBatcher(options: StatusBatcherOptions): StatusBatche
     const ids = [...group.waiters.keys()];
     try {
       const changed = new Set(await options.send(group.rewardId, ids, group.status));
-      await options.afterSent(ids);
+      try {
+        await options.afterSent(ids);
+      } catch (error) {
+        throw new StatusNotRecordedError(error);
+      }
       for (const [id, waiters] of group.waiters) {
         for (const waiter of waiters) waiter.resolve(changed.has(id) ? 'changed' : 'already-resolved');
       }

@@ -40,9 +40,39 @@ export function bearerToken(header: string | undefined): string | null {
  * The address failed authentications are counted under: the client's, or, when a trusted
  * X-Forwarded-For names something that is not an address (any text, up to the header limit,
  * with `trustProxy: true`), the connection's, so the limiter never keys on client-made text.
+ * An IPv6 client is counted by its /64 (addressBlock).
  */
 export function failedAuthAddress(request: FastifyRequest): string {
-  return isIP(request.ip) !== 0 ? request.ip : request.socket.remoteAddress ?? '';
+  return addressBlock(isIP(request.ip) !== 0 ? request.ip : request.socket.remoteAddress ?? '');
+}
+
+/**
+ * What one client holds: an IPv4 address, or an IPv6 address's /64, since a host is given a whole
+ * /64 and may send from any address in it (counted per address, it could guess without limit).
+ * An IPv4-mapped IPv6 address (a dual-stack server's IPv4 client) is its IPv4 address.
+ */
+export function addressBlock(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const groups = ipv6Groups(address);
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
+  }
+  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail as two groups). */
+function ipv6Groups(address: string): number[] {
+  const bare = address.split('%')[0]!;
+  const toGroups = (part: string): number[] => (part === '' ? [] : part.split(':').flatMap((piece) => {
+    if (!piece.includes('.')) return [Number.parseInt(piece, 16)];
+    const [a, b, c, d] = piece.split('.').map(Number) as [number, number, number, number];
+    return [(a << 8) | b, (c << 8) | d];
+  }));
+  const gap = bare.indexOf('::');
+  if (gap === -1) return toGroups(bare);
+  const head = toGroups(bare.slice(0, gap));
+  const tail = toGroups(bare.slice(gap + 2));
+  return [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail];
 }
 
 export function createAuthenticationHook(options: {

@@ -19,6 +19,9 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
+/** What authentication reads of an active key: its id (the rate limit's key) and its hash. */
+export type ActiveApiKeyRecord = Pick<ApiKeyRecord, 'id' | 'hash'>;
+
 export interface TemplateRecord {
   id: number;
   slug: string;

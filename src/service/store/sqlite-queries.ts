@@ -3,7 +3,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { EntitlementSource, Role } from '../types.ts';
 import type {
-  AccountRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
+  AccountRecord, ActiveApiKeyRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
 import type { NewOverlay, NewSkin, StoreWriter, Synchronous } from './store.ts';
@@ -29,6 +29,8 @@ export const WRITE_METHODS: ReadonlySet<string> = new Set([
 export class SqliteQueries implements Synchronous<StoreWriter> {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  /** Statements whose rows come as arrays of column values (see #getValues). */
+  readonly #valueStatements = new Map<string, StatementSync>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -46,6 +48,21 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
 
   #get(sql: string, ...params: SQLInputValue[]): Row | undefined {
     return this.#statement(sql).get(...params) as Row | undefined;
+  }
+
+  /**
+   * The first row as an array of its column values, in the SELECT's order: no object with a
+   * property per column, a few tenths of a microsecond less per read. For the reads every API
+   * request makes.
+   */
+  #getValues(sql: string, ...params: SQLInputValue[]): unknown[] | undefined {
+    let statement = this.#valueStatements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      statement.setReturnArrays(true);
+      this.#valueStatements.set(sql, statement);
+    }
+    return statement.get(...params) as unknown[] | undefined;
   }
 
   #all(sql: string, ...params: SQLInputValue[]): Row[] {
@@ -97,18 +114,19 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     ), toApiKey);
   }
 
-  findActiveApiKeyByHash(hash: Uint8Array): { key: ApiKeyRecord; account: AccountRecord } | null {
-    const row = this.#get(
-      `SELECT k.id, k.account_id, k.prefix, k.hash, k.created_at, k.revoked_at,
-              a.login, a.premium, a.twitch_user_id
+  findActiveApiKeyByHash(hash: Uint8Array): { key: ActiveApiKeyRecord; account: AccountRecord } | null {
+    // Only what authentication uses: it runs on every API request, and each column read costs.
+    const row = this.#getValues(
+      `SELECT k.id, k.hash, k.account_id, a.login, a.premium, a.twitch_user_id
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.hash = ? AND k.revoked_at IS NULL`,
       hash,
     );
     if (row === undefined) return null;
+    const [id, keyHash, accountId, login, premium, twitchUserId] = row;
     return {
-      key: toApiKey(row),
-      account: { id: num(row.account_id), login: str(row.login), premium: row.premium === 1, twitchUserId: strOrNull(row.twitch_user_id) },
+      key: { id: num(id), hash: keyHash as Uint8Array },
+      account: { id: num(accountId), login: str(login), premium: premium === 1, twitchUserId: strOrNull(twitchUserId) },
     };
   }
 
@@ -184,13 +202,14 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     const select = `SELECT o.id, o.template_id, o.name, o.sync_source_id, o.version, s.version AS source_version
                       FROM overlays o LEFT JOIN overlays s ON s.id = o.sync_source_id`;
     const row = overlayId === null
-      ? this.#get(`${select} WHERE o.account_id = ? AND o.is_default = 1`, accountId)
-      : this.#get(`${select} WHERE o.account_id = ? AND o.id = ?`, accountId, overlayId);
+      ? this.#getValues(`${select} WHERE o.account_id = ? AND o.is_default = 1`, accountId)
+      : this.#getValues(`${select} WHERE o.account_id = ? AND o.id = ?`, accountId, overlayId);
     if (row === undefined) return null;
+    const [id, templateId, name, syncSourceId, version, sourceVersion] = row;
     return {
-      id: num(row.id), templateId: num(row.template_id), name: str(row.name),
-      syncSourceId: row.sync_source_id === null ? null : num(row.sync_source_id),
-      version: num(row.version), sourceVersion: row.source_version === null ? null : num(row.source_version),
+      id: num(id), templateId: num(templateId), name: str(name),
+      syncSourceId: syncSourceId === null ? null : num(syncSourceId),
+      version: num(version), sourceVersion: sourceVersion === null ? null : num(sourceVersion),
     };
   }
 

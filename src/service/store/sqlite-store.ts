@@ -8,13 +8,13 @@
 // inside the seed's transaction) are found through AsyncLocalStorage and run as savepoints of
 // the enclosing transaction instead of deadlocking on that lock.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { GroupCommit } from './group-commit.ts';
 import { migrate } from './migrations.ts';
 import { SqliteQueries, WRITE_METHODS } from './sqlite-queries.ts';
-import { DEFAULT_BUSY_TIMEOUT_MS, StoreOpenError, storeOpenError } from './store-open-error.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS, isFileless, makeStoreFolder, StoreOpenError, storeOpenError } from './store-open-error.ts';
 import type { Store, StoreReader, StoreTransaction } from './store.ts';
 import { TurnLock } from './turn-lock.ts';
 
@@ -86,7 +86,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const location = options.path;
   let db: DatabaseSync;
   try {
-    if (location !== ':memory:' && location !== '') mkdirSync(path.dirname(path.resolve(location)), { recursive: true });
+    makeStoreFolder(location);
+    createOwnerOnly(location);
     db = new DatabaseSync(location, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs });
   } catch (error) {
     throw storeOpenError(location, error);
@@ -108,7 +109,51 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     db.close();
     throw storeOpenError(location, error, busyTimeoutMs);
   }
-  return createStore(db, location, busyTimeoutMs);
+  return createStore(db, location, busyTimeoutMs, fileIdentityCheck(location));
+}
+
+/**
+ * A check, before each write transaction, that `location` still names the file the connection has
+ * open. Deleted, or replaced by another file (a backup put back by rename), it does not: SQLite
+ * would go on writing to the file it has open, which no restart finds again, so writes answered as
+ * done would be lost. One stat per group commit, beside its fsync. None for `:memory:`.
+ */
+function fileIdentityCheck(location: string): () => void {
+  if (isFileless(location)) return () => {};
+  const file = path.resolve(location);
+  /** The file's device and inode; null when there is none; undefined when stat fails otherwise (no sign either way). */
+  const identity = (): string | null | undefined => {
+    try {
+      const info = statSync(file);
+      return `${info.dev}:${info.ino}`;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === 'ENOENT' || code === 'ENOTDIR' ? null : undefined;
+    }
+  };
+  const opened = identity();
+  return () => {
+    if (typeof opened !== 'string') return;
+    const now = identity();
+    if (now === undefined || now === opened) return;
+    throw new StoreOpenError(location, 'was deleted or replaced while chatskin had it open: writes are refused, since a restart '
+      + 'would not find them (reads go on from the file still open). Restart chatskin to use the file now at that path '
+      + '(none there: a new, empty store).');
+  };
+}
+
+/**
+ * A new database file is made readable by its owner only (SQLite gives its -wal and -shm files the
+ * same mode): it holds the overlays' tokens, the keys' hashes and the viewers. An existing file
+ * keeps the mode its owner gave it. An empty file is a new, empty SQLite database.
+ */
+function createOwnerOnly(location: string): void {
+  if (isFileless(location)) return;
+  try {
+    closeSync(openSync(location, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /** A database with tables but no `schema_migrations` is not chatskin's (an empty one becomes it). */
@@ -120,7 +165,7 @@ function refuseForeignDatabase(db: DatabaseSync, location: string): void {
   throw new StoreOpenError(location, `holds another program's tables (${shown}), not chatskin's: point store.path at a new file; this one was left unchanged.`);
 }
 
-function createStore(db: DatabaseSync, location: string, busyTimeoutMs: number): SqliteStore {
+function createStore(db: DatabaseSync, location: string, busyTimeoutMs: number, assertSameFile: () => void): SqliteStore {
   const queries = new SqliteQueries(db);
   const lock = new TurnLock();
   const context = new AsyncLocalStorage<Frame>();
@@ -132,7 +177,10 @@ function createStore(db: DatabaseSync, location: string, busyTimeoutMs: number):
   const assertOpen = (): void => {
     if (closed) throw new Error(`The store ${location} is closed.`);
   };
-  const groupCommit = new GroupCommit(db, lock, assertOpen, busyTimeoutMs);
+  const groupCommit = new GroupCommit(db, lock, () => {
+    assertOpen();
+    assertSameFile();
+  }, busyTimeoutMs);
 
   /** The frame of the transaction we are inside, if it is still running. */
   const currentFrame = (): Frame | undefined => {

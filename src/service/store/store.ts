@@ -6,7 +6,7 @@
 // caller hears the answer only after the commit.
 import type { EntitlementSource, Role } from '../types.ts';
 import type {
-  AccountRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
+  AccountRecord, ActiveApiKeyRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
 
@@ -18,7 +18,7 @@ export interface StoreReader {
 
   findActiveApiKey(accountId: number): Promise<ApiKeyRecord | null>;
   /** The active (not revoked) key with this SHA-256 and its account, read fresh every call. */
-  findActiveApiKeyByHash(hash: Uint8Array): Promise<{ key: ApiKeyRecord; account: AccountRecord } | null>;
+  findActiveApiKeyByHash(hash: Uint8Array): Promise<{ key: ActiveApiKeyRecord; account: AccountRecord } | null>;
 
   listTemplates(): Promise<TemplateRecord[]>;
   /** Template ids that some overlay or skin uses. */

@@ -18,6 +18,9 @@ describe('local chat line syntax', () => {
     ['//slash at the start', { text: '/slash at the start', login: null, role: null }],
     ['/mod //shrug', { text: '/shrug', login: null, role: 'moderator' }],
     ['  tabs\tand\r\nbreaks  ', { text: 'tabs and breaks', login: null, role: null }],
+    ['/me waves', { text: 'waves', login: null, role: null, action: true }],
+    ['/as alice /vip /ME !skin neon', { text: '!skin neon', login: 'alice', role: 'vip', action: true }],
+    ['/me /mod hi', { text: '/mod hi', login: null, role: null, action: true }],
   ])('%j', (line, expected) => {
     expect(parseLocalChatLine(line)).toEqual({ kind: 'message', ...expected });
   });
@@ -36,6 +39,7 @@ describe('local chat line syntax', () => {
     ['/mod /vip hi', 'one role prefix per line'],
     ['/ban troll', 'unknown prefix /ban'],
     ['/mod', 'nothing to say after the prefixes'],
+    ['/me ', 'nothing to say after /me'],
   ])('refuses %j with a message that says why', (line, message) => {
     const parsed = parseLocalChatLine(line);
     expect(parsed.kind).toBe('error');

@@ -53,9 +53,20 @@ describe(`POST ${LOCAL_CHAT_SAY_PATH}`, () => {
     expect(printed.at(-1)).toBe('mia (moderator): !style bubble.width 300\n');
   });
 
+  it('takes /me as an action line and // as a line that starts with /, as the terminal does', async () => {
+    const since = recorder.events.length;
+    expect((await post({ text: '/me !skin neon', login: 'alice' })).status).toBe(202);
+    expect((await post({ text: '//shrug', login: 'alice' })).status).toBe(202);
+    const [action, slashed] = recorder.events.slice(since);
+    expect(action).toMatchObject({ type: 'message', text: '!skin neon', tags: { 'message-type': 'action' } });
+    expect(slashed).toMatchObject({ type: 'message', text: '/shrug', tags: { 'message-type': 'chat' } });
+    expect(printed.slice(-2)).toEqual(['alice: /me !skin neon\n', 'alice: /shrug\n']);
+  });
+
   it('sends as the local user, a viewer, when no login or role is given', async () => {
     const response = await post({ text: 'hello' });
     expect(response.status).toBe(202);
+    expect(response.body.message).toBe('Sent to the local chat of #streamer as you (viewer).');
     expect(response.body.data).toMatchObject({ login: 'you', role: 'everyone' });
   });
 
@@ -68,6 +79,14 @@ describe(`POST ${LOCAL_CHAT_SAY_PATH}`, () => {
     ['another broadcaster', { text: 'hi', login: 'alice', role: 'broadcaster' }, 'login', 'The login is refused: the broadcaster of #streamer is streamer, not alice.'],
     ['an unknown key', { text: 'hi', extra: 1 }, 'body', 'The body has unknown key "extra"; allowed keys: text, login, role'],
     ['no text', { login: 'alice' }, 'text', 'The text must be the chat line, a string'],
+    // The terminal's prefixes: sent as text they restyled nothing and put "/mod ..." on the overlay.
+    ['a role prefix', { text: '/mod !style bubble.width 300' }, 'text',
+      'The text is refused: /mod picks the role in the terminal only: give it apart here (chatskin chat say --role mod; the role list on the chat page).'],
+    ['an /as prefix', { text: '/as alice !skins', role: 'vip' }, 'text',
+      'The text is refused: /as picks the chatter in the terminal only: give the login apart here (chatskin chat say --as LOGIN; the login field on the chat page).'],
+    ['another slash word', { text: '/ban troll' }, 'text',
+      'The text is refused: a line starting with /ban is a command on Twitch, never chat text: start it with // to say it as text.'],
+    ['a /me with nothing after it', { text: '/me  ' }, 'text', 'The text is refused: nothing to say after /me.'],
   ])('refuses %s with 422 naming the field', async (_label, body, field, message) => {
     const since = recorder.events.length;
     const response = await post(body);

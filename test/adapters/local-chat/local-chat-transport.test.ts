@@ -99,6 +99,19 @@ describe('local chat through the host', () => {
     expect(world.printed.filter((line) => line.includes('mod ok'))).toEqual(['chatskin (bot): mod ok for mia\n']);
   });
 
+  it('sends a /me line as Twitch does, an action the overlay shows and no command runs from', async () => {
+    const world = await localWorld();
+    const recorder = recordChatEvents(world.chat);
+    cleanups.push(() => recorder.stop());
+    // The /mod line would be answered as a moderator's; the answer is the plain line's.
+    world.stdin.write('/mod /me !whoami\n');
+    expect(await world.type('!whoami')).toBe(`who you You everyone ${localUserIdOf('you')}`);
+    const action = await recorder.next('message', (event) => event.tags['message-type'] === 'action');
+    expect(action).toMatchObject({ text: '!whoami', self: false });
+    expect(chatUserFromTags(action.tags)).toMatchObject({ login: 'you', role: 'moderator' });
+    expect(world.printed.filter((line) => line.startsWith('local chat:'))).toEqual([]);
+  });
+
   it("emits the bot's replies as its own messages, which the host never routes", async () => {
     const world = await localWorld();
     const recorder = recordChatEvents(world.chat);
@@ -156,7 +169,7 @@ describe('local chat through the host', () => {
     await expect.poll(() => world.printed.some((line) => line.startsWith('Local chat: type a line'))).toBe(true);
     expect(world.printed.slice(0, 3)).toEqual([
       'local chat: /as needs a login: /as alice hello\n',
-      expect.stringContaining('local chat: unknown prefix /ban: use /mod, /vip, /sub, /broadcaster, /viewer or /as LOGIN'),
+      expect.stringContaining('local chat: unknown prefix /ban: use /mod, /vip, /sub, /broadcaster, /viewer, /as LOGIN or /me'),
       'local chat: the broadcaster of #streamer is streamer, not alice\n',
     ]);
   });

@@ -69,6 +69,34 @@ describe('the broadcaster token', () => {
     expect((await readTokenFile(world.tokenFile))?.accessToken).not.toBe(refreshed.accessToken);
   });
 
+  it('saves a refreshed token that could not be saved once the fault passes, with no further refresh: a restart then works', async () => {
+    // Twitch retires the refresh token a refresh replaces: the file's old one stops working.
+    const world = await openRedemptionWorld({ helix: { rotateRefreshTokens: true }, rewards: {}, skinShop: {}, tokenFileCheckMs: 20 });
+    worlds.push(world);
+    const redemptions = await world.start();
+    // Where the file was, a folder (a full disk does the same): the refreshed token cannot be saved.
+    rmSync(world.tokenFile);
+    mkdirSync(world.tokenFile);
+    world.helix.expireAccessToken(world.token.accessToken);
+    await redemptions.reconcile();
+    await waitUntil(() => redemptions.status().auth?.state === 'save-failed', 'the failed save to be reported');
+    const refreshed = world.helix.tokens.filter((t) => t.userId === world.broadcaster.id && !t.revoked).at(-1)!;
+
+    // The fault passes (the folder is gone); nothing calls Twitch meanwhile.
+    rmSync(world.tokenFile, { recursive: true });
+    await waitUntil(() => redemptions.status().auth?.state === 'ok', 'the token to be saved after all', 5_000);
+    expect(redemptions.status().auth).toMatchObject({ refreshes: 1, error: null });
+    expect(await readTokenFile(world.tokenFile)).toMatchObject({ accessToken: refreshed.accessToken, refreshToken: refreshed.refreshToken });
+    expect(world.logs.filter((l) => l.level === 50).map((l) => l.msg)).toHaveLength(1);
+    expect(world.logs.some((l) => l.msg === 'saved the refreshed broadcaster token, which could not be saved before')).toBe(true);
+
+    await world.stop();
+    const mark = world.helix.calls.length;
+    await world.start();
+    expect(world.helix.calls.slice(mark).filter((c) => c.path.startsWith('/channel_points')).every((c) => c.status === 200)).toBe(true);
+    expect(world.redemptions!.status().auth).toMatchObject({ state: 'ok' });
+  });
+
   it('keeps a rotated refresh token', async () => {
     const world = await openRedemptionWorld({ helix: { rotateRefreshTokens: true }, rewards: {}, skinShop: {} });
     worlds.push(world);

@@ -3,7 +3,7 @@
 // against FakeHelix. A token Twitch refuses is refreshed and saved, and the chat logs in again; a
 // refresh Twitch refuses is final until `chatskin twitch auth --bot` saves a new token, which is
 // picked up without a restart. No token ever reaches the log.
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTokenFile } from '../../../src/adapters/twitch-auth/token-file.ts';
 import type { StoredTwitchToken } from '../../../src/adapters/twitch-auth/token-file.ts';
@@ -132,6 +132,28 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
     await transport.say(CHANNEL, 'back with a fresh token');
     await world.irc.waitForPrivmsg((line) => line.text === 'back with a fresh token' && line.login === BOT);
     expectNoTokenLogged(setup, [first.accessToken, first.refreshToken, saved.accessToken, saved.refreshToken]);
+  });
+
+  it('saves a refreshed token that could not be saved once the fault passes, so a restart does not need the retired refresh token', async () => {
+    const setup = await setUpConnected({ world: { helix: { rotateRefreshTokens: true } } });
+    const { world, logs, first } = setup;
+    // Where the file was, a folder (a full disk does the same): the refreshed token cannot be saved.
+    rmSync(world.tokenFile);
+    mkdirSync(world.tokenFile);
+    world.helix.expireAccessToken(first.accessToken);
+    await dropAndRejoin(setup);
+    expect(messages(logs, LEVEL.error)).toHaveLength(1);
+    expect(messages(logs, LEVEL.error)[0]).toMatch(/^refreshed the bot's Twitch token but could not save it \(.+\): it is saved as soon as it can be/);
+    const refreshed = world.helix.tokens.filter((token) => token.userId === world.bot.id && token.refreshToken !== null).at(-1)!;
+    expect(refreshed.accessToken).not.toBe(first.accessToken);
+
+    // The fault passes; the chat stays up meanwhile, so no login would save it.
+    rmSync(world.tokenFile, { recursive: true });
+    await expect.poll(async () => (await readTokenFile(world.tokenFile).catch(() => null))?.accessToken, POLL).toBe(refreshed.accessToken);
+    expect((await readTokenFile(world.tokenFile))?.refreshToken).toBe(refreshed.refreshToken);
+    expect(messages(logs, LEVEL.info)).toContain('saved the refreshed bot token, which could not be saved before');
+    expect(messages(logs, LEVEL.error)).toHaveLength(1);
+    expect(refreshCalls(world)).toEqual([200]);
   });
 
   it('refreshes again when the refreshed token expires in its turn, once it has logged in: only a token refused right after its renewal is final', async () => {

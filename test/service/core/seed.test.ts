@@ -120,7 +120,7 @@ describe('applySeed', () => {
     const file = path.join(h.dir, 'bad.yaml');
     writeFileSync(file, 'accounts: [\n');
     expect(() => readSeedFile(file)).toThrow(new RegExp(`Invalid seed fixture ${file}:\\n  not valid YAML`));
-    expect(() => readSeedFile(path.join(h.dir, 'missing.yaml'))).toThrow(/cannot be read/);
+    expect(() => readSeedFile(path.join(h.dir, 'missing.yaml'))).toThrow(/does not exist \(no file at /);
     // A wrong path is refused before anything is read: a device, a folder, a huge (sparse) file.
     expect(() => readSeedFile('/dev/zero')).toThrow(/is not a regular file/);
     expect(() => readSeedFile(h.dir)).toThrow(/is not a regular file/);

@@ -336,6 +336,17 @@ describe('failed authentication limit behind a reverse proxy', () => {
     expect(await failFrom('203.0.113.7')).toBe(401);
   });
 
+  it('counts an IPv6 client by its /64, from which it may send from any address; an IPv4-mapped one by its IPv4 address', async () => {
+    server = await startApiTestServer({ rateLimit: { failedAuthPerMinute: 3 }, trustProxy: ['127.0.0.1'] });
+    for (let i = 1; i <= 3; i++) expect(await failFrom(`2001:db8:aa:bb::${i.toString(16)}`)).toBe(401);
+    expect(await failFrom('2001:db8:aa:bb:1234:5678:9abc:def0')).toBe(429);
+    expect(await failFrom('2001:DB8:AA:BB::ffff')).toBe(429);
+    expect(await failFrom('2001:db8:aa:bc::1')).toBe(401);
+    for (let i = 0; i < 3; i++) expect(await failFrom('::ffff:203.0.113.50')).toBe(401);
+    expect(await failFrom('203.0.113.50')).toBe(429);
+    expect(await failFrom('::ffff:203.0.113.51')).toBe(401);
+  });
+
   it('remembers at most maxTrackedAddresses clients, forgetting the oldest first', async () => {
     server = await startApiTestServer({ rateLimit: { failedAuthPerMinute: 1, maxTrackedAddresses: 10 }, trustProxy: true });
     expect(await failFrom('203.0.113.1')).toBe(401);

@@ -25,8 +25,9 @@ import { errorText } from '../../host/error-text.ts';
 import { missingScopes } from './scopes.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { knownTokens } from '../twitch-auth/known-tokens.ts';
-import { isTokenFileSeen, readTokenFile, writeTokenFile } from '../twitch-auth/token-file.ts';
+import { isTokenFileSeen, readTokenFile } from '../twitch-auth/token-file.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
+import { createRefreshedTokenSaver } from '../twitch-auth/refreshed-token-saver.ts';
 import { isRefreshRefusal, storedTokenAfterRefresh } from '../twitch-auth/token-refresh.ts';
 import { describeTwitchError } from '../twitch-auth/twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
@@ -96,12 +97,14 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   const authProvider = new RefreshingAuthProvider({ clientId: options.clientId, clientSecret: options.clientSecret });
   authProvider.addUser(token.userId, accessTokenOf(token));
   const apiClient = new ApiClient({ authProvider, logger: twurpleLoggerOptions(logger) });
+  /** As status() answers it, but for a refreshed token not saved yet (the saver's, read at status()). */
   const status: BroadcasterAuthStatus = {
     state: 'ok', login: token.login, userId: token.userId, scopes: [...token.scope], lastRefreshAt: null, refreshes: 0, reloads: 0, error: null,
   };
-  let saving: Promise<void> = Promise.resolve();
-  /** Saves queued or under way. */
-  let pendingSaves = 0;
+  // A refreshed token that could not be saved is tried again every tokenFileCheckMs.
+  const saver = createRefreshedTokenSaver({
+    file: options.tokenFile, whose: 'broadcaster', retryMs: options.tokenFileCheckMs, log: log.child({ tokenFile: options.tokenFile }), clock,
+  });
   let stopped = false;
   const watch = createTokenFileWatch({
     file: options.tokenFile,
@@ -125,35 +128,8 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     const stored = storedTokenAfterRefresh(current, refreshed);
     addLogSecrets(logger, [stored.accessToken, stored.refreshToken]);
     current = stored;
-    save(stored, false);
+    void saver.save(stored);
   });
-
-  /**
-   * Saves a refreshed token. One that could not be saved (a full disk, something in the way) is
-   * tried again at every look at the file (`again`), so a fault that passes does not leave the
-   * file with a refresh token Twitch may have retired, for a restart to fail on.
-   */
-  function save(stored: StoredTwitchToken, again: boolean): void {
-    pendingSaves++;
-    saving = saving.then(async () => {
-      try {
-        await writeTokenFile(options.tokenFile, stored);
-        if (status.state === 'save-failed') status.state = 'ok';
-        status.error = null;
-        log.info({ tokenFile: options.tokenFile }, again
-          ? 'saved the refreshed broadcaster token, which could not be saved before'
-          : 'refreshed the broadcaster\'s Twitch token and saved it');
-      } catch (error) {
-        status.state = 'save-failed';
-        status.error = `the refreshed token could not be saved to ${options.tokenFile}: ${errorText(error)}; `
-          + 'it is saved as soon as it can be (tried every few seconds); after a restart the old one may no longer work';
-        // Said once; the tries after it every few seconds would fill the log.
-        if (!again) log.error({ err: error }, `Twitch token refreshed but not saved: ${status.error}`);
-      } finally {
-        pendingSaves--;
-      }
-    });
-  }
 
   authProvider.onRefreshFailure((userId: string, error: Error) => {
     if (userId !== token.userId) return;
@@ -212,6 +188,7 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     }
     known.add(found.accessToken);
     current = found;
+    saver.superseded();
     // Replaces the token and forgets a refused refresh, so the next call uses it.
     authProvider.addUser(token.userId, accessTokenOf(found));
     takenOverUnrefreshed = true;
@@ -231,26 +208,28 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     return stopped ? Promise.resolve(false) : watch.look();
   }
   // What the file holds now is the token just loaded.
-  void checkTokenFile().finally(() => watch.repeat(() => {
-    // One try at a time: a save still under way (a slow disk) is not piled onto.
-    if (status.state === 'save-failed' && !stopped && pendingSaves === 0) save(current, true);
-    return true;
-  }));
+  void checkTokenFile().finally(() => watch.repeat());
 
   return {
     authProvider,
     apiClient,
     userId: token.userId,
     login: token.login,
-    status: () => ({ ...status, scopes: [...status.scopes] }),
+    status() {
+      const unsaved = status.state === 'ok' ? saver.failure() : null;
+      return unsaved === null
+        ? { ...status, scopes: [...status.scopes] }
+        : { ...status, state: 'save-failed', error: unsaved, scopes: [...status.scopes] };
+    },
     checkTokenFile,
     stop() {
       stopped = true;
+      saver.stop();
       void watch.stop();
     },
     flush: async () => {
       await watch.idle();
-      await saving;
+      await saver.flush();
     },
   };
 }

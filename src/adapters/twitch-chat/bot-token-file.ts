@@ -14,10 +14,11 @@ import type { Logger } from 'pino';
 import { withDeadline } from '../../host/deadline.ts';
 import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/error-text.ts';
-import { readTokenFile, TokenFileError, writeTokenFile } from '../twitch-auth/token-file.ts';
+import { readTokenFile, TokenFileError } from '../twitch-auth/token-file.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { knownTokens } from '../twitch-auth/known-tokens.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
+import { createRefreshedTokenSaver } from '../twitch-auth/refreshed-token-saver.ts';
 import { refreshStoredToken, TokenRefreshError } from '../twitch-auth/token-refresh.ts';
 import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
 import { boundTwitchHttp, DEFAULT_TWITCH_HTTP_TIMEOUT_MS } from '../twitch-auth/twitch-http-timeout.ts';
@@ -54,9 +55,8 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
   let renewing: Promise<unknown> = Promise.resolve();
   /** A refresh still waiting for Twitch; a renewal meanwhile waits for the same one, never a second. */
   let refreshing: Promise<TokenRenewal> | null = null;
-  /** The next try to save a refreshed token that could not be saved. */
-  let saveTimer: ReturnType<typeof setTimeout> | null = null;
-  let stopped = false;
+  // A refreshed token that could not be saved is tried again every checkIntervalMs.
+  const saver = createRefreshedTokenSaver({ file, whose: 'bot', retryMs: checkIntervalMs, log });
   // Looked at before every login and while waiting for a new token; a look that fails (the file system) changes nothing.
   const watch = createTokenFileWatch({
     file,
@@ -94,6 +94,7 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     if (why !== null) return cannotUse(`the token in ${file} ${why}; ${REAUTHORIZE_BOT_HINT}`, first);
     known.add(found.accessToken);
     token = found;
+    saver.superseded();
     if (!first) log.info('took the new bot token saved by `chatskin twitch auth --bot`');
     return true;
   }
@@ -120,32 +121,8 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     known.add(refreshed.accessToken);
     token = refreshed;
     // Saved even when stopping: Twitch may have replaced the refresh token, and the old one then stops working.
-    await save(refreshed, false);
+    await saver.save(refreshed);
     return 'refreshed';
-  }
-
-  /**
-   * Saves a refreshed token. One that could not be saved (a full disk, something in the way) is
-   * tried again every checkIntervalMs while it is the token in use, so a fault that passes does not
-   * leave the file with a refresh token Twitch may have retired, for a restart to fail on.
-   */
-  async function save(refreshed: StoredTwitchToken, again: boolean): Promise<void> {
-    try {
-      await writeTokenFile(file, refreshed);
-      log.info(again ? 'saved the refreshed bot token, which could not be saved before' : 'refreshed the bot\'s Twitch token and saved it');
-    } catch (error) {
-      // Said once; the tries after it would fill the log.
-      if (!again) {
-        log.error(`refreshed the bot's Twitch token but could not save it (${errorText(error)}): it is saved as soon as it can be `
-          + '(tried every few seconds); it is used meanwhile, and after a restart before then the old one may no longer work');
-      }
-      if (stopped) return;
-      saveTimer = setTimeout(() => {
-        saveTimer = null;
-        if (!stopped && token === refreshed) void save(refreshed, true);
-      }, checkIntervalMs);
-      saveTimer.unref();
-    }
   }
 
   /**
@@ -188,8 +165,7 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     },
 
     async stop() {
-      stopped = true;
-      if (saveTimer !== null) clearTimeout(saveTimer);
+      saver.stop();
       await watch.stop();
       await renewing;
     },

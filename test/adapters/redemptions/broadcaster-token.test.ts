@@ -58,7 +58,7 @@ describe('the broadcaster token', () => {
     world.helix.expireAccessToken(world.token.accessToken);
     await redemptions.reconcile();
     await waitUntil(() => redemptions.status().auth?.state === 'save-failed', 'the failed save to be reported');
-    expect(redemptions.status().auth?.error).toMatch(/could not be saved to .*after a restart the old one may no longer work/);
+    expect(redemptions.status().auth?.error).toMatch(/could not be saved to .*after a restart before then the old one may no longer work/);
 
     rmSync(world.tokenFile, { recursive: true });
     const refreshed = world.helix.tokens.filter((t) => t.userId === world.broadcaster.id && !t.revoked).at(-1)!;

@@ -1,0 +1,47 @@
+// The built-in plugins' commands (skins, grants) as moderators and viewers type them on Twitch:
+// the whole host with the real tmi.js against the fake Twitch chat, on a database seeded with the
+// channel's skins once the host runs. The bot is a moderator (its replies go out unpaced).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseSeedYaml } from '../../src/service/seed-fixture.ts';
+import { applySeed } from '../../src/service/seed.ts';
+import { MOD, twitchHostForSuite } from './twitch-host.ts';
+import type { ChatUser } from '../fakes/fake-twitch-irc.ts';
+
+const FIXTURE = `
+accounts:
+  - login: alice
+    premium: true
+    overlays:
+      - { name: Main, template: bubbles, default: true }
+    skins:
+      - { slug: cafe, name: "Caf\\u00e9 Noir", template: bubbles, availability: free, values: {} }
+      - { slug: neon, name: Neon, template: bubbles, availability: free, values: {} }
+      - { slug: vault, name: Vault, template: bubbles, availability: exclusive, values: {} }
+`;
+
+const BROADCASTER: ChatUser = { login: 'alice', broadcaster: true };
+
+describe('the built-in plugins through the host (real tmi.js against the fake server)', () => {
+  const world = twitchHostForSuite({
+    dirPrefix: 'chatskin-plugin-commands-',
+    botBadges: () => ({ moderator: '1' }),
+    config: { plugins: { skins: {}, grants: {} } },
+  });
+  beforeAll(async () => {
+    await applySeed(world.running.service, parseSeedYaml(FIXTURE));
+  });
+  /** Sends `text` as `user` and gives the bot's answer to them. */
+  const ask = async (user: ChatUser, text: string): Promise<string> => {
+    const since = world.irc.privmsgs.length;
+    world.irc.sendPrivmsg('#alice', user, text);
+    return (await world.botSaid(new RegExp(`^@${user.login} `, 'i'), since)).text;
+  };
+
+  it('finds a skin by its name typed in another Unicode form: an accent as a separate mark, full-width letters', async () => {
+    // "e" and U+0301 (combining acute) is the same text as "é"; a CJK keyboard types full-width letters.
+    expect(await ask({ login: 'nfd_viewer' }, '!skin cafe\u0301 noir')).toBe('@nfd_viewer your messages now use Caf\u00e9 Noir.');
+    expect(await ask({ login: 'wide_viewer' }, '!skin \uFF2E\uFF45\uFF4F\uFF4E')).toBe('@wide_viewer your messages now use Neon.');
+    expect(await ask(MOD, '!grant @nfd_viewer cafe\u0301 noir')).toBe('@modguy granted Caf\u00e9 Noir to nfd_viewer.');
+    expect(await ask(MOD, '!revoke @nfd_viewer \uFF23\uFF41\uFF46\uFF45\u0301 noir')).toBe('@modguy revoked Caf\u00e9 Noir from nfd_viewer.');
+  });
+});

@@ -44,4 +44,16 @@ describe('the built-in plugins through the host (real tmi.js against the fake se
     expect(await ask(MOD, '!grant @nfd_viewer cafe\u0301 noir')).toBe('@modguy granted Caf\u00e9 Noir to nfd_viewer.');
     expect(await ask(MOD, '!revoke @nfd_viewer \uFF23\uFF41\uFF46\uFF45\u0301 noir')).toBe('@modguy revoked Caf\u00e9 Noir from nfd_viewer.');
   });
+
+  it('a moderator or the broadcaster granting themself in their first chat line is known: they are chatting', async () => {
+    // The host registers chatters in batches, after their line is routed; the grant must not answer
+    // "no account" for the chatter who typed it.
+    expect(await ask(BROADCASTER, '!grant @alice vault')).toBe('@alice granted Vault to alice.');
+    expect(await ask({ login: 'new_mod', mod: true }, '!grant @New_Mod vault')).toBe('@new_mod granted Vault to new_mod.');
+    expect(await ask({ login: 'new_mod', mod: true }, '!revoke @new_mod vault')).toBe('@new_mod revoked Vault from new_mod.');
+    expect(await ask({ login: 'rev_mod', mod: true }, '!revoke @rev_mod vault'))
+      .toBe('@rev_mod rev_mod has no grant of "vault" to revoke (a purchase is never revoked).');
+    // Someone else who has never chatted is still unknown.
+    expect(await ask(MOD, '!grant @never_here vault')).toBe('@modguy never_here has no account on the overlay service yet.');
+  });
 });

@@ -4,9 +4,9 @@ import { shortened, templateDefault } from '../../src/sdk.ts';
 import type { Scope, SettingValue, TemplateSettingsView } from '../../src/sdk.ts';
 
 /**
- * A write from chat changes what this overlay shows and nothing else: an overlay synced to
- * another gets an override (the source and its other overlays stay as they are); an
- * independent overlay is written itself.
+ * A write from chat changes what this overlay shows: an overlay synced to another gets an
+ * override (the source and its other overlays stay as they are); an independent overlay is
+ * written itself (overlays synced to it follow, unless they override the key).
  */
 export function writeScopeFor(view: TemplateSettingsView): Scope {
   return view.sync_source_preset_id === null ? 'independent' : 'override';

@@ -129,15 +129,19 @@ export default definePlugin({
         const grant = grants.find((g) => g.slug === wanted) ?? grants.find((g) => sameName(typed, g.name))
           ?? grants.find((g) => g.id === configured || String(g.id) === wanted);
         const noGrant = `${viewer} has no grant of ${quoted(typed)} to revoke (a purchase is never revoked).`;
-        if (grant === undefined) throw new ChatRefusal(noGrant);
+        // GET /viewers/{identifier} reads an all-digit login as a user id first, so the list may
+        // have been another viewer's: the skin is then looked up as !grant does and the DELETE,
+        // which names the login, tells whether this viewer holds a grant of it.
+        const skin = grant ?? (TWITCH_USER_ID.test(viewer) ? await chooseSkin(typed).catch(() => undefined) : undefined);
+        if (skin === undefined) throw new ChatRefusal(noGrant);
         try {
-          await ctx.overlay.revokeSkin({ twitch_username: viewer, skin_id: grant.id });
+          await ctx.overlay.revokeSkin({ twitch_username: viewer, skin_id: skin.id });
         } catch (error) {
-          // Revoked meanwhile by someone else.
+          // Revoked meanwhile by someone else, or (all-digit login) never granted.
           if (isOverlayStyleError(error, 404)) throw new ChatRefusal(noGrant);
           throw error;
         }
-        return `revoked ${grant.name} from ${viewer}.`;
+        return `revoked ${skin.name ?? quoted(typed)} from ${viewer}.`;
       }),
     });
   },

@@ -56,4 +56,15 @@ describe('the built-in plugins through the host (real tmi.js against the fake se
     // Someone else who has never chatted is still unknown.
     expect(await ask(MOD, '!grant @never_here vault')).toBe('@modguy never_here has no account on the overlay service yet.');
   });
+
+  it('revokes from a viewer whose login is all digits even when another viewer has that number as user id', async () => {
+    // GET /viewers/12345/skins reads "12345" as a user id first: it lists the other viewer's grants.
+    const digits: ChatUser = { login: '12345', userId: '777001' };
+    const numbered: ChatUser = { login: 'numbered_fan', userId: '12345' };
+    expect(await ask(numbered, '!skin neon')).toBe('@numbered_fan your messages now use Neon.');
+    expect(await ask(digits, '!skin neon')).toBe('@12345 your messages now use Neon.');
+    expect(await ask(MOD, '!grant @12345 vault')).toBe('@modguy granted Vault to 12345.');
+    expect(await ask(MOD, '!revoke @12345 vault')).toBe('@modguy revoked Vault from 12345.');
+    expect(await ask(MOD, '!revoke @12345 vault')).toBe('@modguy 12345 has no grant of "vault" to revoke (a purchase is never revoked).');
+  });
 });

@@ -4,13 +4,15 @@
 // <skin> is the rest of the line: a slug or name (spaces allowed) of the channel's skins for the
 // overlay's template (GET /skins), a name from the config's skinIds (for global skins and other
 // templates), or a numeric skin id.
-// A moderator naming themself is signed in first (bundled service only), as they are chatting.
-// Only spec operations are used otherwise, so it works against a remote service too. docs/commands.md.
+// Only spec operations are used, so it works against a remote service too. A moderator naming
+// themself in their first line is a viewer already: the host registers a chatter before their
+// command runs (bundled service). docs/commands.md.
 import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, quotedTyped, sameName, typedName, z } from '../../src/sdk.ts';
-import type { ChatUser, CommandInvocation } from '../../src/sdk.ts';
+import type { CommandInvocation } from '../../src/sdk.ts';
 
 const SKIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const TWITCH_USER_ID = /^[0-9]{1,32}$/;
+/** A login of digits only, which the API's path identifier reads as a user id first. */
+const ALL_DIGITS = /^[0-9]+$/;
 
 interface SkinChoice {
   id: number;
@@ -48,21 +50,6 @@ export default definePlugin({
       throw new ChatRefusal(`there is no skin ${quoted(typed)} on this channel.`);
     }
 
-    /**
-     * A moderator naming themself (`!grant @me neon`) is chatting, so they are a viewer: signed in
-     * here, as the host registers chatters only after their line (in batches), and a first line
-     * would otherwise be answered "no account". A remote service has no sign-in (nothing is sent);
-     * a chatter without a Twitch user id (the local chat beside Twitch) is not signed in.
-     */
-    async function signInSelf(user: ChatUser, viewer: string): Promise<void> {
-      if (user.login.toLowerCase() !== viewer || !TWITCH_USER_ID.test(user.id)) return;
-      try {
-        await ctx.overlay.registerViewer({ twitchUserId: user.id, login: user.login, displayName: user.displayName });
-      } catch (error) {
-        if (!isOverlayStyleError(error) || error.kind !== 'unsupported') throw error;
-      }
-    }
-
     /** After a 404 naming a viewer and a skin: which of the two is missing. */
     async function whichIsMissing(viewer: string, typed: string): Promise<never> {
       try {
@@ -84,7 +71,6 @@ export default definePlugin({
         const { viewer } = call.args;
         const typed = typedName(call.args.skin);
         const skin = await chooseSkin(typed);
-        await signInSelf(call.user, viewer);
         try {
           const result = await ctx.overlay.unlockSkin({ twitch_username: viewer, skin_id: skin.id });
           if (result.created) return `granted ${result.skin.name} to ${result.twitch_username}.`;
@@ -115,7 +101,6 @@ export default definePlugin({
       run: (call) => answering(call, async () => {
         const { viewer } = call.args;
         const typed = typedName(call.args.skin);
-        await signInSelf(call.user, viewer);
         let grants;
         try {
           grants = await ctx.overlay.listViewerSkins(viewer);
@@ -132,7 +117,7 @@ export default definePlugin({
         // GET /viewers/{identifier} reads an all-digit login as a user id first, so the list may
         // have been another viewer's: the skin is then looked up as !grant does and the DELETE,
         // which names the login, tells whether this viewer holds a grant of it.
-        const skin = grant ?? (TWITCH_USER_ID.test(viewer) ? await chooseSkin(typed).catch(() => undefined) : undefined);
+        const skin = grant ?? (ALL_DIGITS.test(viewer) ? await chooseSkin(typed).catch(() => undefined) : undefined);
         if (skin === undefined) throw new ChatRefusal(noGrant);
         try {
           await ctx.overlay.revokeSkin({ twitch_username: viewer, skin_id: skin.id });

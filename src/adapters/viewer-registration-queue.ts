@@ -1,10 +1,12 @@
 // Chatters to register as viewers, sent to the service a few at a time instead of one per line.
 //
-// Registering is bookkeeping nobody waits for (plugins that need a viewer sign it in themselves),
-// but a write that commits on its own costs a COMMIT (an fsync), and chatters often arrive one
+// Registering is bookkeeping chat lines do not wait for, but a write that commits on its own
+// costs a COMMIT (an fsync), and chatters often arrive one
 // per event-loop turn. Held for at most `delayMs`, or until `maxPending` are waiting, they go
 // out together, as one call that registers them in one transaction (bench:chat's registration
-// part counts the COMMITs and CPU per chatter against one registerViewer each). stop() sends what is still
+// part counts the COMMITs and CPU per chatter against one registerViewer each). A command from a
+// chatter still waiting waits for them (registeredFor), so a plugin finds its chatter a viewer
+// even on their first line. stop() sends what is still
 // held, so a graceful stop loses none; after a crash, a chatter is registered on their next
 // line, as the filter that picks them starts empty.
 import type { ViewerIdentity } from './chat-event-mapping.ts';
@@ -25,6 +27,11 @@ export interface ViewerRegistrationQueue {
   add(viewer: ViewerIdentity): void;
   /** Chatters waiting to be sent. */
   readonly pending: number;
+  /**
+   * A chatter waiting or being registered: sends them now and resolves once theirs settled
+   * (registered or failed). Undefined when there is nothing to wait for.
+   */
+  registeredFor(twitchUserId: string): Promise<void> | undefined;
   /** Sends what is waiting now; resolves when every registration sent so far has settled. */
   flush(): Promise<void>;
   /** Sends what is waiting and waits for every registration; later adds are sent at once. */
@@ -41,6 +48,8 @@ export function createViewerRegistrationQueue(options: ViewerRegistrationQueueOp
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   const inFlight = new Set<Promise<void>>();
+  /** The batch each chatter sent and not settled yet is in. */
+  const inFlightFor = new Map<string, Promise<void>>();
 
   const send = (): void => {
     if (timer !== null) clearTimeout(timer);
@@ -57,7 +66,13 @@ export function createViewerRegistrationQueue(options: ViewerRegistrationQueueOp
       for (const viewer of batch) options.onError(viewer, error);
     });
     inFlight.add(settled);
-    void settled.finally(() => inFlight.delete(settled));
+    for (const viewer of batch) inFlightFor.set(viewer.twitchUserId, settled);
+    void settled.finally(() => {
+      inFlight.delete(settled);
+      for (const viewer of batch) {
+        if (inFlightFor.get(viewer.twitchUserId) === settled) inFlightFor.delete(viewer.twitchUserId);
+      }
+    });
   };
 
   const settledAll = async (): Promise<void> => {
@@ -74,6 +89,10 @@ export function createViewerRegistrationQueue(options: ViewerRegistrationQueueOp
     },
     get pending() {
       return waiting.size;
+    },
+    registeredFor(twitchUserId) {
+      if (waiting.has(twitchUserId)) send();
+      return inFlightFor.get(twitchUserId);
     },
     flush() {
       send();

@@ -46,6 +46,8 @@ export interface CommandRouterOptions {
   logger: Logger;
   /** Times the handler's synchronous part (slow-plugin-calls.ts). */
   timePluginCall: TimePluginCall;
+  /** What a command waits for before it runs, if anything (HostOptions.beforeCommand). */
+  beforeCommand?: (user: ChatUser) => Promise<void> | undefined;
 }
 
 export interface CommandRouter {
@@ -59,7 +61,7 @@ export interface CommandRouter {
 
 
 export function createCommandRouter(options: CommandRouterOptions): CommandRouter {
-  const { prefix, registry, clock, logger, timePluginCall } = options;
+  const { prefix, registry, clock, logger, timePluginCall, beforeCommand } = options;
   const prefixLower = prefix.toLowerCase();
 
   const caseless = prefix.toLowerCase() === prefix.toUpperCase();
@@ -129,6 +131,8 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
         },
       };
       try {
+        const before = beforeCommand?.(user);
+        if (before !== undefined) await before;
         // The arguments were parsed against this command's own argument list.
         await timePluginCall(command.plugin, `${prefix}${command.name}`, log, () => command.run(invocation as Parameters<typeof command.run>[0]));
         return 'ran';

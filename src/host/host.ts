@@ -17,7 +17,7 @@ import { withDeadline } from './deadline.ts';
 import { CommandRegistry } from './command-registry.ts';
 import { createPluginContext } from './plugin-context.ts';
 import { BUILT_IN_PLUGIN_DIR, findPluginEntry, importPlugin, parsePluginSettings } from './plugin-loader.ts';
-import type { PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
+import type { ChatUser, PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
 import { createReplyQueue } from './reply-queue.ts';
 import type { ReplyQueue, ReplyQueueOptions, ReplySource } from './reply-queue.ts';
 import { errorText } from './error-text.ts';
@@ -55,6 +55,12 @@ export interface HostOptions {
   slowPluginCallMs?: number;
   /** The thread blocked this long by anything else is logged, until stop(). Default 1 s. */
   stallWarningMs?: number;
+  /**
+   * Waited for before a command runs, when it gives a promise: the composition root's viewer
+   * registration of a chatter not registered yet, so a plugin finds the chatter of a first line
+   * a viewer. It must not reject.
+   */
+  beforeCommand?: (user: ChatUser) => Promise<void> | undefined;
 }
 
 export interface PluginStatus {
@@ -106,7 +112,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS, onSlow: (heldMs) => stalls.attributed(heldMs) });
   /** Command handlers still running, so a stop can name one that never finishes. */
   const commandCalls = trackCallsUnderWay(timePluginCall);
-  const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall: commandCalls.time });
+  const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall: commandCalls.time, beforeCommand: options.beforeCommand });
   /** Runs a plugin's teardown, timed, a turn later (so one that throws at once rejects instead). */
   const tearDown = (plugin: string, log: Logger, teardown: PluginTeardown): Promise<unknown> =>
     Promise.resolve().then(() => timePluginCall(plugin, 'its teardown', log, teardown));

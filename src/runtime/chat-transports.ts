@@ -29,6 +29,8 @@ export interface StartedTransports {
   list: ChatTransport[];
   twitch: TwitchChatTransport | null;
   local: LocalChatTransport | null;
+  /** The chatter's viewer registration, when it is waiting or under way (sent at once); else undefined. */
+  registeredFor(user: { id: string }): Promise<void> | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -88,6 +90,7 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
   const list = [twitch, local].filter((t): t is NonNullable<typeof t> => t !== null);
   return {
     list, twitch, local,
+    registeredFor: (user) => registrations.registeredFor(user.id),
     async start() {
       local?.start();
       // Not awaited: it retries while Twitch is unreachable and rejects only when it cannot log in.

@@ -121,7 +121,11 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     // replies still reach chat) before chat disconnects, then sockets and the database close.
     cleanups.push(() => transports.stop());
     parts.transports = transports;
-    const host = await createHost({ config, logger, overlayClient, chatTransports: transports.list, clock: options.clock });
+    // A command from a chatter not registered yet waits for it, where the plugins use this service.
+    const host = await createHost({
+      config, logger, overlayClient, chatTransports: transports.list, clock: options.clock,
+      beforeCommand: config.service.mode === 'bundled' ? transports.registeredFor : undefined,
+    });
     cleanups.push(() => host.stop());
     parts.host = host;
 

@@ -152,6 +152,37 @@ describe('viewer registration queue', () => {
     expect(code).toBe(0);
   });
 
+  it('registeredFor sends a waiting chatter at once and resolves when theirs settled; nothing to wait for otherwise', async () => {
+    let release = (): void => {};
+    const sent: string[][] = [];
+    const queue = createViewerRegistrationQueue({
+      register: (viewers) => {
+        sent.push(viewers.map((v) => v.login));
+        return new Promise((resolve) => { release = () => resolve(viewers.map((v) => ({ status: 'fulfilled', value: v }))); });
+      },
+      onError: () => {},
+      delayMs: 60_000,
+    });
+    queue.add(viewer(1));
+    queue.add(viewer(2));
+    expect(queue.registeredFor('3')).toBeUndefined();
+    const first = queue.registeredFor('1');
+    // Sent now, with whoever else waited, not after the minute's delay.
+    expect(sent).toEqual([['viewer_1', 'viewer_2']]);
+    let settled = false;
+    void first!.then(() => { settled = true; });
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    // Asked again while under way: the same wait.
+    expect(queue.registeredFor('2')).toBe(first);
+    release();
+    await first;
+    expect(settled).toBe(true);
+    await Promise.resolve();
+    expect(queue.registeredFor('1')).toBeUndefined();
+    await queue.stop();
+  });
+
   it('refuses a bad delay or bound', () => {
     const base = { register: allRegistered, onError: () => {} };
     expect(() => createViewerRegistrationQueue({ ...base, delayMs: -1 })).toThrow(RangeError);

@@ -24,9 +24,12 @@ export function checkIdentifier(identifier: unknown): string {
 /**
  * One path segment, percent-encoded. Dots are encoded too: a raw `.` or `..` segment would be
  * collapsed by URL parsing (or a proxy) into another route, and the server decodes `%2E` back.
+ * A lone surrogate (a JavaScript string that is not well-formed UTF-16) has no UTF-8 form, and
+ * encodeURIComponent throws a URIError on it: it is sent as U+FFFD, as any UTF-8 encoder writes
+ * it, so the call is answered like any unknown name (as the in-process client answers it).
  */
 export function encodePathSegment(segment: string): string {
-  return encodeURIComponent(segment).replaceAll('.', '%2E');
+  return encodeURIComponent(segment.toWellFormed()).replaceAll('.', '%2E');
 }
 
 /**

@@ -317,6 +317,14 @@ export function describeOverlayClientContract(name: string, makeWorld: () => Pro
         }
       });
 
+      it('looks up an identifier that is not well-formed UTF-16 (a lone surrogate) like any unknown name', async () => {
+        // JavaScript strings may hold one; on the wire (UTF-8) it can only be U+FFFD.
+        const unknown = await settle(client.listViewerSkins('no_such_viewer'));
+        for (const identifier of ['\uD800', 'viewer\uDC00']) {
+          expect(await settle(client.listViewerSkins(identifier)), JSON.stringify(identifier)).toEqual(unknown);
+        }
+      });
+
       it('answers 422 on identifier for an empty one', async () => {
         const error = await refusal(client.listViewerSkins(''));
         expect(error.status).toBe(422);

@@ -11,7 +11,8 @@
 //   in the order typed, and with them the changes. At 30 requests a minute, one at a time costs
 //   no throughput; against a slow service a call waits for those before it at most `holdMs` (2 s,
 //   or the client's per-attempt timeout if shorter), then goes anyway.
-// - A 429 closes the line until its Retry-After has passed: nothing is sent (it would only be
+// - A 429 closes the line until its Retry-After has passed, for at most maxClosureMs (a minute,
+//   the spec's window: retry-policy.ts rateLimitClosureMs): nothing is sent (it would only be
 //   refused). A call waiting then pays one of its retries for that wait, as if it had been
 //   answered 429 itself; one with no retry left, or for which the wait is longer than
 //   maxRetryAfterMs, is refused at once with the 429, unsent. When the line opens, it goes on in
@@ -54,6 +55,8 @@ export interface CallLineOptions {
   sleep: (ms: number) => Promise<void>;
   /** Longest closure a call waits out (maxRetryAfterMs). */
   maxWaitMs: number;
+  /** How long a 429 with a Retry-After closes the line (rateLimitClosureMs). */
+  closureMs: (retryAfterMs: number) => number;
   /** Longest a call waits for the calls before it while the line is open. */
   holdMs: number;
   now?: () => number;
@@ -62,6 +65,7 @@ export interface CallLineOptions {
 export class CallLine {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #maxWaitMs: number;
+  readonly #closureMs: (retryAfterMs: number) => number;
   readonly #holdMs: number;
   readonly #now: () => number;
   /** Until when the service refuses, by the clock (0: it does not, as far as the line knows). */
@@ -79,6 +83,7 @@ export class CallLine {
   constructor(options: CallLineOptions) {
     this.#sleep = options.sleep;
     this.#maxWaitMs = options.maxWaitMs;
+    this.#closureMs = options.closureMs;
     this.#holdMs = options.holdMs;
     this.#now = options.now ?? Date.now;
   }
@@ -154,7 +159,8 @@ export class CallLine {
    * `closerWaits`: the call that got it will wait and go again (so the wait starts now, exactly).
    */
   close(waitMs: number, closerWaits: boolean): void {
-    const until = this.#now() + waitMs;
+    const closure = this.#closureMs(waitMs);
+    const until = this.#now() + closure;
     const wasClosed = this.#closed();
     if (wasClosed && until <= this.#until) return;
     this.#until = until;
@@ -170,7 +176,7 @@ export class CallLine {
         waiter.waited += 1;
       }
     }
-    if (closerWaits || this.#waiting.length > 0 || this.#opening !== null) this.#startOpening(waitMs, true);
+    if (closerWaits || this.#waiting.length > 0 || this.#opening !== null) this.#startOpening(closure, true);
   }
 
   #drop(waiter: Waiter): void {

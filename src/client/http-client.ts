@@ -41,7 +41,7 @@ import { CallLine } from './call-line.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import {
   backoffDelayMs, DEFAULT_RETRY_POLICY, isTlsFailureCode, isUntrustedCertificateCode, MAYBE_SENT_ERROR_CODES, NOT_SENT_ERROR_CODES,
-  parseRetryAfterMs,
+  parseRetryAfterMs, rateLimitClosureMs,
   RETRYABLE_STATUSES,
 } from './retry-policy.ts';
 import { DEFAULT_USER_AGENT } from './user-agent.ts';
@@ -182,7 +182,9 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
   const dispatcher = options.dispatcher ?? getGlobalDispatcher();
   const sleep = options.sleep ?? ((ms: number) => sleepMs(ms));
   const authorization = `Bearer ${options.apiKey}`;
-  const line = new CallLine({ sleep, maxWaitMs: policy.maxRetryAfterMs, holdMs: Math.min(timeoutMs, MAX_HOLD_MS) });
+  const line = new CallLine({
+    sleep, maxWaitMs: policy.maxRetryAfterMs, closureMs: (ms) => rateLimitClosureMs(ms, policy), holdMs: Math.min(timeoutMs, MAX_HOLD_MS),
+  });
   /** Calls made so far: each call's number is its place in the line. */
   let calls = 0;
   /** The last 429, whose message a call refused in line carries. */
@@ -297,7 +299,8 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       status,
       message: envelope.success ? envelope.data.message : `${describe(call)} failed with HTTP ${status}.`,
       errors: envelope.success ? envelope.data.errors : undefined,
-      retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+      // When this client sends again: a 429 keeps it from sending a minute at most (call-line.ts).
+      retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(rateLimitClosureMs(retryAfterMs, policy) / 1000),
     });
   }
 
@@ -346,7 +349,8 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         return lostAnswer ? { ...answer, afterLostAnswer: true } : answer;
       }
       const error = errorFromAnswer(call, answer);
-      const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
+      // As the service said it (the error's retryAfter is bounded): a longer one is not waited out.
+      const retryAfterMs = parseRetryAfterMs(headerValue(answer.headers, 'retry-after'), Date.now());
       if (status === 429) {
         const wait = retryAfterMs ?? backoffDelayMs(retry, policy);
         const willWait = canRetry && wait <= policy.maxRetryAfterMs;

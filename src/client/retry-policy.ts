@@ -19,6 +19,18 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxDelayMs: 5_000,
 });
 
+/**
+ * Longest a 429 keeps the client from sending (or maxRetryAfterMs, if longer): the spec's rate
+ * limit window, so no Retry-After of a service that keeps to it is longer. A longer one (a
+ * proxy's in milliseconds) would silence the bot for hours; after this the next call asks again.
+ */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** How long a 429 with this Retry-After keeps the client from sending. */
+export function rateLimitClosureMs(retryAfterMs: number, policy: Pick<RetryPolicy, 'maxRetryAfterMs'>): number {
+  return Math.min(retryAfterMs, Math.max(policy.maxRetryAfterMs, RATE_LIMIT_WINDOW_MS));
+}
+
 /** Statuses that say "try again later" without the request having done anything lasting. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 

@@ -174,6 +174,25 @@ describe('429 Too Many Attempts', () => {
     expect(waits).toEqual([]);
   });
 
+  it('keeps from sending for a minute at most, whatever the Retry-After (a proxy\'s in milliseconds would be hours)', async () => {
+    for (const retryAfter of ['60000', '99999999999999999999999']) {
+      const overlay = client({ maxRetries: 1 });
+      waits = [];
+      service().intercept({ path: '/api/v1/skins' }).reply(...tooMany(retryAfter));
+      service().intercept({ path: '/api/v1/skins' }).reply(200, { data: [] });
+      const before = calls();
+      const error = await rejection(overlay.listSkins());
+      // Over maxRetryAfterMs: not waited out. Chat is told when the bot asks again, not "in 1e+23 s".
+      expect(error.retryAfter).toBe(60);
+      // The next call waits out the rest of that minute (the test's sleep ends at once) and is sent.
+      await expect(overlay.listSkins()).resolves.toEqual([]);
+      expect(waits).toHaveLength(1);
+      expect(waits[0]).toBeGreaterThan(55_000);
+      expect(waits[0]).toBeLessThanOrEqual(60_000);
+      expect(calls() - before).toBe(2);
+    }
+  });
+
   it('retries a revoke too: the rate limit refuses before anything is done', async () => {
     service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'DELETE' }).reply(...tooMany('3'));
     service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'DELETE' }).reply(200, { message: 'Skin access revoked.' });

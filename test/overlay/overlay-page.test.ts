@@ -332,6 +332,46 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     }
   });
 
+  it('removes a message deleted while the page waits for the snapshot of its resync', async () => {
+    const page = await browser.newPage();
+    // Between the page and the server, a socket that can lose one chat frame, as flow control
+    // drops one for a page that reads too slowly: the page sees the gap and resyncs.
+    let dropNextChat = false;
+    await page.routeWebSocket(/\/ws$/, (toPage) => {
+      const toServer = toPage.connectToServer();
+      toServer.onMessage((message) => {
+        if (dropNextChat && String(message).includes('"type":"chat"')) dropNextChat = false;
+        else toPage.send(message);
+      });
+    });
+    await page.goto(`${server.origin}/overlay/${server.main.token}`);
+    await page.waitForFunction(() => document.body.dataset.status === 'live');
+    const message = (id: string) => ({ type: 'message' as const, id, userId: '55', login: 'spammer', displayName: 'spammer', color: null, text: id, emotes: '', badges: [], avatarUrl: null });
+    const shown = () => page.$$eval('.cs-msg', (els) => els.map((el) => (el as HTMLElement).dataset.messageId));
+    server.gateway.pushChatEvent(server.accountId, message('spam'));
+    await page.waitForSelector('.cs-msg[data-message-id="spam"]');
+
+    // The store is busy (another transaction holds it), so the resync's snapshot read waits.
+    let releaseStore!: () => void;
+    const storeHeld = server.store.read(() => new Promise<void>((resolve) => { releaseStore = resolve; }));
+    const reads = server.gateway.stats().styleReads;
+    dropNextChat = true;
+    server.gateway.pushChatEvent(server.accountId, message('lost'));
+    await expect.poll(() => dropNextChat).toBe(false);
+    server.gateway.pushChatEvent(server.accountId, message('after-gap'));
+    await page.waitForSelector('.cs-msg[data-message-id="after-gap"]');
+    await expect.poll(() => server.gateway.stats().styleReads).toBe(reads + 1); // the page asked; the read waits
+    const version = Number(await page.evaluate(() => document.body.dataset.version));
+    // A moderator deletes the spam meanwhile, and chat goes on.
+    server.gateway.pushChatEvent(server.accountId, { type: 'message-deleted', messageId: 'spam' });
+    server.gateway.pushChatEvent(server.accountId, message('meanwhile'));
+    releaseStore();
+    await storeHeld;
+    await page.waitForFunction((v) => Number(document.body.dataset.version) >= v + 2 && document.body.dataset.status === 'live', version);
+    expect(await shown()).toEqual(['after-gap', 'meanwhile']);
+    await page.close();
+  });
+
   it('changes the computed style of the page for every catalog key (overlay-wide and in a skin)', async () => {
     const page = await openOverlay();
     // No name colour: username.font-color is the colour for chatters without one.

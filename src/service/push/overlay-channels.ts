@@ -14,6 +14,12 @@ export interface PushClient extends OutboxClient {
   lastResyncAt: number;
   /** A resync that asked too soon, answered when its turn comes. */
   resyncTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * A resync's snapshot is being read. The socket stays `ready` meanwhile: chat frames keep
+   * reaching it, since the snapshot carries no chat and a removal sent only to the others would
+   * leave the removed line on this page.
+   */
+  resyncing: boolean;
 }
 
 export interface Channel {

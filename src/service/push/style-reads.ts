@@ -69,7 +69,7 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
 
   function requestResync(client: PushClient): void {
     // A client already waiting for its snapshot gets just that one.
-    if (!client.ready || client.resyncTimer !== undefined) return;
+    if (!client.ready || client.resyncing || client.resyncTimer !== undefined) return;
     const wait = client.lastResyncAt + resyncIntervalMs - performance.now();
     if (wait <= 0) resync(client);
     else {
@@ -83,7 +83,8 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
 
   function resync(client: PushClient): void {
     client.lastResyncAt = performance.now();
-    client.ready = false;
+    // Not `ready = false`: chat, removals above all, must keep coming while the snapshot is read.
+    client.resyncing = true;
     scheduleRead(client.channel, null, client);
   }
 
@@ -126,6 +127,7 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
     if (newcomers.length === 0) return;
     const snapshot = snapshotFrame(channel.version, body);
     for (const client of newcomers) {
+      client.resyncing = false;
       if (sendOrClose(client, snapshot)) client.ready = true;
     }
   }

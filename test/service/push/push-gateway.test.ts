@@ -188,6 +188,24 @@ describe('push gateway', () => {
     again.socket.close();
   });
 
+  it("keeps sending chat, removals included, to a socket while its resync's snapshot is read", async () => {
+    const { socket, version } = await connect(server.main.token);
+    // The store is busy (another transaction holds it), so the snapshot read waits.
+    let releaseStore!: () => void;
+    const storeHeld = server.store.read(() => new Promise<void>((resolve) => { releaseStore = resolve; }));
+    const reads = server.gateway.stats().styleReads;
+    socket.send({ type: 'resync' });
+    await expect.poll(() => server.gateway.stats().styleReads).toBe(reads + 1);
+    server.gateway.pushChatEvent(server.accountId, { type: 'message-deleted', messageId: 'shown-before' });
+    const next = socket.next();
+    const removal = await Promise.race([next, new Promise((resolve) => setTimeout(resolve, 2_000, 'nothing while the read waits'))]);
+    releaseStore();
+    await storeHeld;
+    expect(removal).toMatchObject({ type: 'chat', version: version + 1, event: { type: 'message-deleted' } });
+    expect((await socket.nextOf('snapshot')).version).toBeGreaterThanOrEqual(version + 1);
+    socket.close();
+  });
+
   it("serves a newcomer's snapshot from the last read while the stored version is unchanged", async () => {
     const first = await connect(server.syncedB.token);
     const reads = server.gateway.stats().styleReads;

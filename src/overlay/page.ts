@@ -35,10 +35,35 @@ export function pageStart(title: string): string {
 const NOT_FOUND_MARKUP = `<h1>Overlay not found</h1>
 <p>This overlay address is not known. Copy the current address with <code>chatskin overlays list LOGIN</code> and paste it into the browser source.</p>`;
 
+/**
+ * How that notice looks, on both pages: OBS draws a browser source over the scene with a
+ * transparent background, so the notice brings its own, legible over any scene whatever the
+ * settings say. Inline: the page for an unknown address is served at any depth under /overlay/,
+ * where no relative link to the assets would hold.
+ */
+const NOTICE_STYLE = `<style>
+.${CLASSES.notice} {
+  position: fixed;
+  top: 0;
+  left: 0;
+  right: 0;
+  margin: 8px;
+  padding: 8px 12px;
+  border-radius: 6px;
+  background: rgba(0, 0, 0, 0.8);
+  color: #ffffff;
+  font: 14px/1.4 sans-serif;
+}
+.${CLASSES.notice}[hidden] { display: none; }
+.${CLASSES.notice} h1 { margin: 0 0 4px; font-size: 18px; }
+.${CLASSES.notice} p { margin: 0; }
+</style>
+`;
+
 export function overlayPageHtml(): string {
   return `${pageStart('chatskin overlay')}<link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/animate.css">
 <link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/overlay.css">
-<style id="cs-settings"></style>
+${NOTICE_STYLE}<style id="cs-settings"></style>
 <script type="module" src="${PAGE_ASSET_PREFIX}/${OVERLAY_ENTRY}"></script>
 </head>
 <body data-status="loading">
@@ -54,9 +79,12 @@ ${NOT_FOUND_MARKUP}
 export function unknownOverlayHtml(): string {
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Overlay not found</title></head>
-<body style="font-family: sans-serif">
+<head><meta charset="utf-8"><title>Overlay not found</title>
+${NOTICE_STYLE}</head>
+<body>
+<div class="${CLASSES.notice}" role="alert">
 ${NOT_FOUND_MARKUP}
+</div>
 </body>
 </html>
 `;

@@ -519,7 +519,50 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     expect(await page.textContent('h1')).toBe('Overlay not found');
     await page.close();
   });
+
+  it('shows the not-found page legibly over a dark scene and a light one', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/overlay/${'q'.repeat(32)}`);
+    // OBS draws a browser source with a transparent background over whatever the scene shows.
+    for (const scene of ['#000000', '#ffffff']) {
+      await page.addStyleTag({ content: `html { background: ${scene} !important; }` });
+      expect(await lightnessSpread(page, 'h1'), `over ${scene}`).toBeGreaterThan(0.5);
+    }
+    await page.close();
+  });
 });
+
+/**
+ * Lightest minus darkest pixel (0 to 1) of what the page shows in `selector`'s box: near 0 when its
+ * text does not stand out from what is behind it.
+ */
+async function lightnessSpread(page: Page, selector: string): Promise<number> {
+  const box = await page.$eval(selector, (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.left, y: r.top, width: r.width, height: r.height };
+  });
+  const png = (await page.screenshot({ clip: box })).toString('base64');
+  // Decoded by the page itself (its CSP allows data: images).
+  return page.evaluate(async (data) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${data}`;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d')!;
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, image.width, image.height).data;
+    let darkest = 1;
+    let lightest = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+      const lightness = (pixels[i]! + pixels[i + 1]! + pixels[i + 2]!) / (3 * 255);
+      darkest = Math.min(darkest, lightness);
+      lightest = Math.max(lightest, lightness);
+    }
+    return lightest - darkest;
+  }, png);
+}
 
 /** The [r, g, b] of a 1x1 PNG screenshot (the one row's filter byte, whatever it is, leaves one pixel as it is). */
 function pixelAt(png: Buffer): [number, number, number] {

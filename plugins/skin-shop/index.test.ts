@@ -275,4 +275,26 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
     await settle();
     expect(again.outcome).toBe('refund');
   });
+
+  it('over HTTP, fulfils an unlock when every try lost its answer but the grant was made (the viewer\'s grants show it)', async () => {
+    const world = await httpWorld();
+    closers.push(() => world.close());
+    const proxy = await startAnswerDroppingProxy(world.baseUrl);
+    closers.push(() => proxy.close());
+    const agent = new Agent();
+    closers.push(() => agent.close());
+    const client = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: world.apiKey, dispatcher: agent, maxRetries: 0 });
+    const test = await startTestHost({
+      builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client,
+      config: { plugins: { 'skin-shop': { rewards: { global: { skinId: world.globalSkin.id } }, attempts: 2, retryDelayMs: 0 } } },
+    });
+    closers.push(() => test.host.stop());
+    for (let i = 0; i < 2; i++) proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
+    const user = { id: world.viewer.userId, login: world.viewer.login, displayName: 'Viewer_One' };
+    const { outcome } = await test.host.handleRedemption({ id: 'all-lost', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
+    await settle();
+    expect(proxy.dropped).toBe(2);
+    expect(outcome).toBe('fulfill');
+    expect(test.said()).toEqual([`@Viewer_One the ${world.globalSkin.name} skin is yours!`]);
+  });
 });

@@ -158,6 +158,18 @@ export default definePlugin({
       return new Refusal(`${target.label} is not available on this channel.`);
     }
 
+    /** The skin among the viewer's grants (GET /viewers/{id}/skins), or undefined (also when the service cannot tell now). */
+    async function grantHeld(redemption: RedemptionEvent, skinId: number): Promise<{ id: number; name: string } | undefined> {
+      try {
+        const grants = await withRetries('looking at the viewer\'s grants', () => overlay.listViewerSkins(redemption.user.id));
+        const grant = grants.find((skin) => skin.id === skinId);
+        return grant === undefined ? undefined : { id: grant.id, name: grant.name };
+      } catch (error) {
+        ctx.logger.warn({ err: error, redemption: redemption.id }, 'after a lost answer, the viewer\'s grants could not be read');
+        return undefined;
+      }
+    }
+
     async function unlock(redemption: RedemptionEvent, wanted: RewardTarget): Promise<'fulfill' | 'refund'> {
       const attempt = redemption.attempt ?? 1;
       try {
@@ -178,7 +190,11 @@ export default definePlugin({
         } catch (error) {
           if (isOverlayStyleError(error, 404)) throw await missingOn404(redemption, signedIn, target);
           if (isOverlayStyleError(error, 422) && error.errors?.skin_id !== undefined) throw new Refusal(`${target.label} is not available right now.`);
-          throw error;
+          // Every try failed, but one may have made the grant, its answer lost: refunding would
+          // give the skin away with the points. The viewer's grants tell.
+          const held = lostAnswer ? await grantHeld(redemption, target.id) : undefined;
+          if (held === undefined) throw error;
+          result = { created: false, afterLostAnswer: true, twitch_username: redemption.user.login, skin: held };
         }
         // The grant may be this redemption's own: made before an interruption (a later attempt), or
         // by a try whose answer was lost (the client's, or ours). Refunding it would give the skin away.

@@ -66,8 +66,11 @@ export interface HttpClientOptions {
   dispatcher?: Dispatcher;
   /** How the client waits between attempts; default a timer. Tests pass a recorder. */
   sleep?: (ms: number) => Promise<void>;
-  /** Told of every wait before a retry (a 429's Retry-After can be a minute): the host logs them. */
-  logger?: { warn(details: object, message: string): void };
+  /**
+   * Told of every wait before a retry (a 429's Retry-After can be a minute), and once of a
+   * refused API key (401) until a call succeeds again (`error`, else `warn`): the host logs them.
+   */
+  logger?: { warn(details: object, message: string): void; error?(details: object, message: string): void };
 }
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -189,6 +192,8 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
   let calls = 0;
   /** The last 429, whose message a call refused in line carries. */
   let lastRateLimit: OverlayStyleError | undefined;
+  /** A 401 was logged and no call succeeded since: the next ones are not logged again. */
+  let keyRefusalLogged = false;
 
   function describe(call: Call): string {
     return `${call.method} ${endpoint.origin}${endpoint.basePath}${call.path}`;
@@ -304,6 +309,18 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     });
   }
 
+  /** Once per outage: every call fails alike until the key is replaced, and the fix is the operator's. */
+  function logKeyRefusal(call: Call, error: OverlayStyleError): void {
+    keyRefusalLogged = true;
+    const logger = options.logger;
+    if (logger === undefined) return;
+    const details = { call: describe(call), status: 401, serviceMessage: error.message };
+    const message = `the overlay service at ${endpoint.origin}${endpoint.basePath} refused the API key (401): every call fails until `
+      + 'service.apiKey is a key the service accepts (create one there, e.g. `chatskin keys create` on a chatskin service) and chatskin is restarted';
+    if (logger.error) logger.error(details, message);
+    else logger.warn(details, message);
+  }
+
   function logWait(call: Call, waitMs: number, reason: string): void {
     options.logger?.warn({ call: describe(call), waitMs, reason }, `overlay service call held up, ${reason}: trying again in ${waitMs} ms`);
   }
@@ -346,9 +363,11 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       const { status } = answer;
       if (status >= 200 && status < 300) {
         entry.done('answered');
+        keyRefusalLogged = false;
         return lostAnswer ? { ...answer, afterLostAnswer: true } : answer;
       }
       const error = errorFromAnswer(call, answer);
+      if (status === 401 && !keyRefusalLogged) logKeyRefusal(call, error);
       // As the service said it (the error's retryAfter is bounded): a longer one is not waited out.
       const retryAfterMs = parseRetryAfterMs(headerValue(answer.headers, 'retry-after'), Date.now());
       if (status === 429) {

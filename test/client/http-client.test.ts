@@ -143,6 +143,22 @@ describe('429 Too Many Attempts', () => {
     expect(waits).toEqual([1000, 1000]);
   });
 
+  it('logs a refused API key once, as an error saying what to do, until a call succeeds again', async () => {
+    const errors: string[] = [];
+    const logger = { warn: () => {}, error: (_details: object, message: string) => errors.push(message) };
+    const overlay = client({ logger });
+    service().intercept({ path: '/api/v1/skins' }).reply(401, { message: 'Unauthenticated.' }).times(2);
+    service().intercept({ path: '/api/v1/skins' }).reply(200, { data: [] });
+    service().intercept({ path: '/api/v1/skins' }).reply(401, { message: 'Unauthenticated.' });
+    expect((await rejection(overlay.listSkins())).status).toBe(401);
+    expect((await rejection(overlay.listSkins())).status).toBe(401);
+    expect(errors).toEqual([expect.stringMatching(/^the overlay service at https?:\/\/\S+ refused the API key \(401\): every call fails until service\.apiKey is a key the service accepts/)]);
+    expect(errors[0]).not.toContain(API_KEY);
+    await overlay.listSkins();
+    expect((await rejection(overlay.listSkins())).status).toBe(401);
+    expect(errors).toHaveLength(2);
+  });
+
   it('tells its logger of every wait, so a minute\'s Retry-After is not a silent minute', async () => {
     service().intercept({ path: '/api/v1/template' }).reply(...tooMany('12'));
     service().intercept({ path: '/api/v1/template' }).reply(503, { message: 'Service Unavailable.' });

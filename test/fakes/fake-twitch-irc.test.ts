@@ -262,6 +262,26 @@ describe('FakeTwitchIrc with the real tmi.js client', () => {
     expect([text, self, tags.username, tags.mod]).toEqual(['skin set to neon', false, 'chatskinbot', true]);
   });
 
+  it('reads a line starting with "/" or "." as a command, as Twitch does: /me is relayed as an action, any other refused with unrecognized_cmd', async () => {
+    const client = botClient(irc);
+    await client.connect();
+    await irc.waitForJoin('somechannel', { login: 'chatskinbot' });
+    const reader = botClient(irc, { identity: {} });
+    await reader.connect();
+    await irc.waitForJoin('somechannel', { login: reader.getUsername() });
+    const notice = nextEvent<[string, string, string]>(client, 'notice');
+    const action = nextEvent<[string, tmi.ChatUserstate, string, boolean]>(reader, 'action');
+
+    await client.raw('PRIVMSG #somechannel :/ban fan');
+    expect(await notice).toEqual(['#somechannel', 'unrecognized_cmd', 'Unrecognized command: /ban']);
+    await client.raw('PRIVMSG #somechannel :.me waves');
+    const [, , text] = await action;
+    expect(text).toBe('waves');
+    await client.raw('PRIVMSG #somechannel :/me');
+    await irc.waitForPrivmsg((m) => m.text === '/me' && m.refused !== null);
+    expect(irc.privmsgs.map((m) => [m.text, m.refused])).toEqual([['/ban fan', 'unrecognized_cmd'], ['.me waves', null], ['/me', 'usage_me']]);
+  });
+
   it('lets tmi.js reconnect and rejoin after every socket is dropped', async () => {
     const client = botClient(irc);
     await client.connect();

@@ -47,6 +47,10 @@
  * - Injection: user PRIVMSG with full tags (a /me, a reply with its reply-parent-* tags, bits,
  *   a reward), CLEARMSG, CLEARCHAT (timeout, ban, clear all), USERNOTICE, NOTICE, RECONNECT,
  *   raw lines, abrupt drop of every socket.
+ * - Commands (fake-chat-commands.ts): a PRIVMSG whose text starts with "/" or "." and a letter
+ *   is a command, as on Twitch: `/me text` (or `.me`) is delivered as an action line, any other
+ *   gets `NOTICE` `unrecognized_cmd` (Twitch runs no other command over IRC since February
+ *   2023) and is not delivered (recorded with `refused: 'unrecognized_cmd'`).
  * - Duplicates (fake-duplicates.ts): a PRIVMSG from a chatter who is neither broadcaster nor
  *   moderator, identical to their last delivered one there within 30 s, gets `NOTICE`
  *   `msg_duplicate` instead (recorded with `refused: 'msg_duplicate'`). Tag characters
@@ -86,6 +90,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { chatCommandOf, commandRefusal } from './fake-chat-commands.ts';
 import { DUPLICATE_NOTICE, FakeDuplicates, deliveredText } from './fake-duplicates.ts';
 import { FakeSlowMode, slowModeNotice } from './fake-slow-mode.ts';
 import { formatIrcLine, parseIrcLine, type IrcMessage, type IrcTags } from './irc-message.ts';
@@ -193,7 +198,7 @@ export interface ClientPrivmsg {
   text: string;
   /** Whether that connection had joined the channel (Twitch drops it otherwise). */
   joined: boolean;
-  /** The msg-id of the NOTICE answered instead of delivering it (`msg_slowmode`); null when delivered. */
+  /** The msg-id of the NOTICE answered instead of delivering it (`msg_slowmode`, `unrecognized_cmd`); null when delivered. */
   refused: string | null;
   tags: IrcTags;
   at: number;
@@ -901,7 +906,15 @@ export class FakeTwitchIrc {
     if (!connection.loggedIn || !joined || JUSTINFAN.test(connection.login ?? '')) return;
     const login = connection.login as string;
     const badges = this.#badgesOf(login, channel);
-    const delivered = deliveredText(text);
+    // A text starting with "/" or "." is a command to Twitch, never chat: only /me is delivered.
+    const command = chatCommandOf(text);
+    const refusal = command === null ? null : commandRefusal(command);
+    if (refusal !== null) {
+      record.refused = refusal.msgId;
+      this.#writeMessages(connection, [{ tags: { 'msg-id': refusal.msgId }, prefix: SERVER, command: 'NOTICE', params: [channel, refusal.notice] }]);
+      return;
+    }
+    const delivered = deliveredText(command === null ? text : command.text);
     if (this.#duplicates.isRepeat(channel, login, delivered, 'broadcaster' in badges || 'moderator' in badges, record.at)) {
       record.refused = 'msg_duplicate';
       this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_duplicate' }, prefix: SERVER, command: 'NOTICE', params: [channel, DUPLICATE_NOTICE] }]);
@@ -930,7 +943,7 @@ export class FakeTwitchIrc {
       }, delivered, { id }),
       prefix: userPrefix(login),
       command: 'PRIVMSG',
-      params: [channel, delivered],
+      params: [channel, command === null ? delivered : `\u0001ACTION ${delivered}\u0001`],
     };
     for (const other of this.#members(channel)) {
       if (other !== connection) this.#writeMessages(other, [relayed]);

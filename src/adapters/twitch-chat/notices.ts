@@ -1,7 +1,10 @@
 // What the chat does with a NOTICE in one of its channels. A msg_* notice answers a line of the
 // bot's that Twitch did not deliver: sending it again is the reply queue's to do (it paces every
 // line), so the line goes back to it with what would let it pass (refusal-remedy.ts), and after
-// msg_ratelimit every line is held a while (send-pause.ts). Any other notice is only logged.
+// msg_ratelimit every line is held a while (send-pause.ts). So does the answer to a line Twitch
+// took for a command (a text starting with "/" or "." other than /me: unrecognized_cmd since
+// Twitch ran its chat commands over IRC no more, in February 2023), which no re-send would
+// change. Any other notice is only logged.
 import type { Logger } from 'pino';
 import type { ChatListeners } from '../chat-listeners.ts';
 import type { OwnLineEcho } from './own-line-echo.ts';
@@ -18,9 +21,17 @@ export interface NoticeHandlerOptions {
 
 export type NoticeHandler = (channel: string, msgId: string, text: string) => void;
 
+/** Twitch's answers to a command instead of the line: the bot sends no command, so each answers one of its lines. */
+const COMMAND_ANSWERS: ReadonlySet<string> = new Set(['unrecognized_cmd', 'unavailable_command', 'usage_me', 'no_permission']);
+
+/** Whether a NOTICE with this msg-id says Twitch did not deliver the bot's line it answers. */
+function answersOwnLine(msgId: string): boolean {
+  return msgId.startsWith('msg_') || COMMAND_ANSWERS.has(msgId);
+}
+
 export function createNoticeHandler({ listeners, echo, pause, rateLimitPauseMs, logger }: NoticeHandlerOptions): NoticeHandler {
   return (channel, msgId, text) => {
-    if (!msgId.startsWith('msg_')) {
+    if (!answersOwnLine(msgId)) {
       logger.info({ channel, msgId, notice: text }, `Twitch chat notice in #${channel}: ${text}`);
       return;
     }

@@ -20,7 +20,8 @@
 // Lines are sent as one raw PRIVMSG each. tmi.js's own say() splits any line of 500 characters
 // or more by itself (outside the reply queue's pacing, dropping a character where there is no
 // space) and treats lines starting with "/" or "." as commands; the host has already split and
-// paced its lines, so they go out exactly as given.
+// paced its lines, so they go out exactly as given. (Twitch itself still reads a line starting with
+// "/" or "." as a command: notices.ts pairs its refusal with the line.)
 import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import { createChatListeners } from '../chat-listeners.ts';

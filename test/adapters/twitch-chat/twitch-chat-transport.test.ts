@@ -157,7 +157,7 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(typeof own.tags.id).toBe('string');
   });
 
-  it('sends a line of exactly 500 characters as one message, and a line starting with "/" as text', async () => {
+  it('sends a line of exactly 500 characters as one message, and a line starting with "/" as it is, not as tmi.js\'s command', async () => {
     const { transport } = await connected();
     const longest = `${'word '.repeat(99)}last`.padEnd(500, 'x');
     expect(longest).toHaveLength(500);
@@ -214,6 +214,21 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     await expect.poll(() => logs.entries.find((entry) => entry.msgId === 'emote_only_on')).toMatchObject({
       level: LEVEL.info, msg: `Twitch chat notice in #${CHANNEL}: This room is now in emote-only mode.`,
     });
+  });
+
+  it('reports a line Twitch took for a command (unrecognized_cmd) as not delivered, and the next line as the one it accepted', async () => {
+    const { transport, recorder, logs } = await connected();
+    // Twitch reads a text starting with "/" or "." as a command, and runs none but /me over IRC.
+    await transport.say(CHANNEL, '/ban viewer_val');
+    await transport.say(CHANNEL, 'the line after it');
+    expect(await recorder.next('line-refused')).toEqual({
+      type: 'line-refused', channel: CHANNEL, text: '/ban viewer_val', reason: 'unrecognized_cmd', remedy: { kind: 'none' },
+    });
+    expect((await recorder.next('message', (event) => event.self)).text).toBe('the line after it');
+    expect(logs.entries.find((entry) => entry.msgId === 'unrecognized_cmd')).toMatchObject({
+      level: LEVEL.warn, line: '/ban viewer_val', msg: `Twitch did not deliver the bot's message in #${CHANNEL} (unrecognized_cmd): Unrecognized command: /ban`,
+    });
+    expect(irc.privmsgs.map((line) => [line.text, line.refused])).toEqual([['/ban viewer_val', 'unrecognized_cmd'], ['the line after it', null]]);
   });
 
   it('reports the slow mode from the ROOMSTATE on join and from a moderator changing it', async () => {

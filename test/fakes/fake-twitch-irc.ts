@@ -36,6 +36,10 @@
  * - Server PART (`partChannel`): Twitch taking a client out of a channel.
  * - `silent`: accepts WebSocket connections and records their lines but answers none, as a
  *   hung server would (no 001, no GLOBALUSERSTATE, no PONG). Switchable at any time.
+ * - `loseNetwork()`: a network that went away under the open connections: no line and no
+ *   WebSocket frame passes either way (a client's close handshake is never answered either), and
+ *   they never close.
+ * - No PONG from a client to the server's PING is required (Twitch closes such a connection).
  * - PRIVMSG from a client: recorded with the time received (`privmsgs`); not echoed
  *   to the sender (Twitch answers with USERSTATE for that channel); relayed with
  *   tags to the other connections in the channel.
@@ -78,6 +82,7 @@
  *   .sendUserNotice(channel, user, { msgId, systemMsg, params?, text? })
  *   .sendNotice(channel | '*', msgId, text)
  *   .sendReconnect() / .pingClients() / .dropAllConnections() / .sendRaw(line, channel?)
+ *   .loseNetwork()  the network to every open connection goes away: no byte passes, nothing closes
  *   .partChannel(channel, login?)  the server parts clients (of `login`, if given) from a channel
  *   .setSlowMode(channel, seconds, { announce? })  slow mode on (0: off); announce: false
  *     enforces it without the ROOMSTATE, as if the client had missed it
@@ -256,6 +261,8 @@ interface Connection {
   login: string | null;
   loggedIn: boolean;
   channels: Set<string>;
+  /** The network to it went away (loseNetwork): nothing is written to it and nothing it sends is read. */
+  lost: boolean;
 }
 
 export function normalizeChannel(channel: string): string {
@@ -643,6 +650,21 @@ export class FakeTwitchIrc {
   }
 
   /**
+   * The network to every open connection goes away without a word: no byte passes either way
+   * from now on, not even the WebSocket close handshake, and no connection ever closes (as when
+   * a route or a NAT entry vanishes, where neither side sees a FIN or a RST). The connections
+   * stay open (`connectionCount`), out of every channel; new connections are served as usual.
+   */
+  loseNetwork(): void {
+    for (const connection of this.#connections.values()) {
+      connection.lost = true;
+      connection.channels.clear();
+      // Stops reading the socket: a client's PING and close frame are never answered.
+      connection.ws.pause();
+    }
+  }
+
+  /**
    * Pushes `count` user PRIVMSGs to the channel as fast as the sockets take them,
    * several lines per frame, waiting for the socket to drain past `highWaterBytes`.
    */
@@ -706,10 +728,11 @@ export class FakeTwitchIrc {
       login: null,
       loggedIn: false,
       channels: new Set(),
+      lost: false,
     };
     this.#connections.set(connection.id, connection);
     ws.on('message', (data, isBinary) => {
-      if (isBinary) return;
+      if (isBinary || connection.lost) return;
       const text = data.toString();
       for (const raw of text.split(/\r?\n/)) {
         if (raw.trim()) this.#handleLine(connection, raw);
@@ -963,7 +986,7 @@ export class FakeTwitchIrc {
   }
 
   #loggedIn(): Connection[] {
-    return [...this.#connections.values()].filter((c) => c.loggedIn);
+    return [...this.#connections.values()].filter((c) => c.loggedIn && !c.lost);
   }
 
   #members(channel: string): Connection[] {
@@ -990,7 +1013,7 @@ export class FakeTwitchIrc {
   }
 
   #write(connection: Connection, lines: string[]): void {
-    if (lines.length === 0 || connection.ws.readyState !== connection.ws.OPEN) return;
+    if (lines.length === 0 || connection.lost || connection.ws.readyState !== connection.ws.OPEN) return;
     connection.ws.send(lines.join('\r\n') + '\r\n');
   }
 }

@@ -50,3 +50,16 @@ export function newTmiClient(
     },
   });
 }
+
+/**
+ * Lets go of a client whose connection may never finish closing (a hung login, a network that
+ * went away): asks it to close, in the background, and stops the ping timer tmi.js started at its
+ * login, which only that close would stop (it would go on closing the socket again every minute).
+ */
+export function abandonTmiClient(client: tmi.Client): void {
+  // tmi.js 1.8's own fields (pinned; the transport tests see a connection given up on).
+  const timers = client as unknown as { pingLoop?: NodeJS.Timeout | null; pingTimeout?: NodeJS.Timeout | null };
+  if (timers.pingLoop) clearInterval(timers.pingLoop);
+  if (timers.pingTimeout) clearTimeout(timers.pingTimeout);
+  client.disconnect().catch(() => {});
+}

@@ -53,6 +53,10 @@ export interface TwitchChatOptions {
   stableAfterMs?: number;
   /** How long every line is held after Twitch says the bot sends too fast (msg_ratelimit). Default 30 s. */
   rateLimitPauseMs?: number;
+  /** How often a logged-in connection is checked with a PING of the transport's own (connection-check.ts). Default 60 s. */
+  pingIntervalMs?: number;
+  /** How long Twitch may take to answer that PING before the connection is taken for dead, dropped and replaced. Default 10 s. */
+  pingTimeoutMs?: number;
   limits?: ChatRateLimits;
 }
 
@@ -67,6 +71,8 @@ export interface TwitchChatSettings {
   loginTimeoutMs: number;
   stableAfterMs: number;
   rateLimitPauseMs: number;
+  pingIntervalMs: number;
+  pingTimeoutMs: number;
 }
 
 const CHANNEL_LOGIN = /^[a-z0-9_]{1,25}$/;
@@ -83,6 +89,8 @@ export function resolveTwitchChatOptions(options: TwitchChatOptions): TwitchChat
     loginTimeoutMs: options.loginTimeoutMs ?? 20_000,
     stableAfterMs: options.stableAfterMs ?? 30_000,
     rateLimitPauseMs: options.rateLimitPauseMs ?? 30_000,
+    pingIntervalMs: options.pingIntervalMs ?? 60_000,
+    pingTimeoutMs: options.pingTimeoutMs ?? 10_000,
   };
 }
 

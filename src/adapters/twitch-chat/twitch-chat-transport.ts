@@ -6,7 +6,8 @@
 // new connection later and hold the process open. Here each wait is a timer stop() clears, the
 // state is exact, and tmi.js still rejoins every channel when a new connection logs in. tmi.js
 // checks a connection (PING) only once it has logged in, so a login watchdog here drops one that
-// opens but never logs in. The back-off starts again from its first delay only once a connection
+// opens but never logs in; and tmi.js never reports a logged-in connection that died without
+// closing, so the transport PINGs it itself and drops it when unanswered (connection-check.ts). The back-off starts again from its first delay only once a connection
 // has stayed up a while (reconnect-attempts.ts), so a server that drops every new connection is
 // retried ever more slowly, not every second. A channel Twitch parts the bot from is rejoined the
 // same way (channel-joins.ts). What the connection hears in the channels is chat-events.ts's.
@@ -30,13 +31,14 @@ import type { ChatTransport } from '../../host/chat-transport.ts';
 import { errorText } from '../../host/error-text.ts';
 import { createChannelJoins } from './channel-joins.ts';
 import { createChatEvents } from './chat-events.ts';
+import { ConnectionCheck } from './connection-check.ts';
 import { chatTokenSource } from './chat-token-source.ts';
 import type { ChatTokenSource, TokenRenewal } from './chat-token-source.ts';
 import { OwnLineEcho } from './own-line-echo.ts';
 import { ReconnectAttempts } from './reconnect-attempts.ts';
 import { isRefusedLogin, noLoginTokenMessage, refusedLoginMessage, refusedRenewedLoginMessage, unrenewableLoginMessage } from './refused-login.ts';
 import { SendPause } from './send-pause.ts';
-import { newTmiClient } from './tmi-client.ts';
+import { abandonTmiClient, newTmiClient } from './tmi-client.ts';
 import { ChatTokenError, TwitchChatError } from './twitch-chat-error.ts';
 import { resolveTwitchChatOptions } from './twitch-chat-options.ts';
 import type { TwitchChatOptions } from './twitch-chat-options.ts';
@@ -79,12 +81,13 @@ const STOP_WAIT_MS = 2_000;
 
 export function createTwitchChatTransport(options: TwitchChatOptions, parentLogger: Logger): TwitchChatTransport {
   const logger = parentLogger.child({ transport: TRANSPORT_NAME });
-  const { channels, identity, backoff, sendTimeoutMs, loginTimeoutMs, stableAfterMs, rateLimitPauseMs } = resolveTwitchChatOptions(options);
+  const { channels, identity, backoff, sendTimeoutMs, loginTimeoutMs, stableAfterMs, rateLimitPauseMs, pingIntervalMs, pingTimeoutMs } = resolveTwitchChatOptions(options);
   const listeners = createChatListeners(logger);
   const stateListeners = new Set<(change: TwitchChatStateChange) => void>();
   const echo = new OwnLineEcho();
   const pause = new SendPause();
   const connectionAttempts = new ReconnectAttempts(backoff, stableAfterMs);
+  const connectionCheck = new ConnectionCheck(pingIntervalMs, pingTimeoutMs);
   const where = `${options.server.secure ? 'wss' : 'ws'}://${options.server.host}:${options.server.port}`;
   const tokens: ChatTokenSource | null = identity === null ? null : chatTokenSource(identity, logger);
 
@@ -156,25 +159,32 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     loginTimer = null;
   };
 
+  /** Gives up on the current connection (hung, or dead without closing) and reconnects after the back-off. */
+  const abandonConnection = (reason: string): void => {
+    const stuck = client;
+    if (stopping || stuck === null) return;
+    // Its socket may never finish closing (a hung server or a dead network sends no close frame
+    // either), so a fresh client makes the next attempt and this one's events are ignored from now on.
+    client = createClient();
+    abandonTmiClient(stuck);
+    serverAskedReconnect = false;
+    stopLoginWatchdog();
+    forgetConnection();
+    scheduleReconnect(reason);
+  };
+
   /** Drops the connection attempt if it has not logged in `waitMs` from now. */
   const startLoginWatchdog = (waitMs: number): void => {
     stopLoginWatchdog();
     loginTimer = setTimeout(() => {
       loginTimer = null;
-      const stuck = client;
-      if (stopping || stuck === null) return;
-      // Its socket may never finish closing (a hung server sends no close frame either), so a
-      // fresh client makes the next attempt and this one's events are ignored from now on.
-      client = createClient();
-      stuck.disconnect().catch(() => {});
-      serverAskedReconnect = false;
-      forgetConnection();
-      scheduleReconnect(`no login within ${loginTimeoutMs} ms`);
+      abandonConnection(`no login within ${loginTimeoutMs} ms`);
     }, waitMs);
   };
 
   /** Cancels every wait planned: the next reconnect attempt, the login watchdog, the rejoins. */
   const stopTimers = (): void => {
+    connectionCheck.stop();
     if (reconnectTimer !== null) clearTimeout(reconnectTimer);
     reconnectTimer = null;
     stopLoginWatchdog();
@@ -189,6 +199,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
    * twice).
    */
   const forgetConnection = (): void => {
+    connectionCheck.stop();
     joins.forgetConnection();
     const unanswered = echo.clear();
     if (unanswered.length === 0) return;
@@ -305,6 +316,13 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     if (stopping) return;
     stopLoginWatchdog();
     connectionAttempts.up(Date.now());
+    const checked = client;
+    connectionCheck.start(
+      () => checked?.raw('PING').catch(() => {}),
+      () => {
+        if (checked === client) abandonConnection(`no answer to PING within ${pingTimeoutMs} ms`);
+      },
+    );
     renewedUnused = false;
     const wasReconnect = state === 'reconnecting';
     lastError = null;
@@ -335,6 +353,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       if (stopping || created !== client) created.disconnect().catch(() => {});
     });
     created.on('connected', live(onConnected));
+    // tmi.js's event for a PONG from Twitch: its own, and the connection check's.
+    created.on('pong', live(() => connectionCheck.answered()));
     created.on('disconnected', live(onDisconnected));
     created.on('join', live(joins.onJoin));
     created.on('part', live(joins.onPart));

@@ -418,6 +418,22 @@ describe('Twitch chat transport: a server that hangs, drops, parts or refuses', 
     await expect.poll(() => transport.state).toBe('connected');
   });
 
+  it('notices a connection that died without closing (no answer to its PING), reconnects, and sends the line it had not had answered again', async () => {
+    const { transport, recorder, states, logs } = await connected({ pingIntervalMs: 100, pingTimeoutMs: 200 });
+    const mark = irc.joins.length;
+    // The network goes away: no byte passes, and no close is ever seen (nor is tmi.js's close answered).
+    irc.loseNetwork();
+    await transport.say(CHANNEL, 'said into the dead connection');
+    await expect.poll(() => logs.entries.find((entry) => entry.msg?.startsWith('Twitch chat connection lost')), { timeout: 5_000 })
+      .toMatchObject({ level: LEVEL.warn, reason: 'no answer to PING within 200 ms', attempt: 1 });
+    const rejoin = await irc.waitForJoin(CHANNEL, { since: mark, login: BOT });
+    expect(rejoin.connectionId).toBe(2);
+    expect(await recorder.next('line-refused')).toMatchObject({ text: 'said into the dead connection', reason: 'connection lost' });
+    await transport.say(CHANNEL, 'back again');
+    expect((await irc.waitForPrivmsg((line) => line.text === 'back again')).connectionId).toBe(2);
+    expect(states).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
+  });
+
   it('backs off from a server that drops every connection right after the login', async () => {
     const { transport, logs } = twitchChat({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 } });
     let drops = 0;

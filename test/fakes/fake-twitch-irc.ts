@@ -29,7 +29,8 @@
  *   (then the server closes the socket); justinfanNNN logs in anonymously.
  * - Welcome 001-004, 375, 372, 376, then GLOBALUSERSTATE.
  * - JOIN #a[,#b]: JOIN echo, 353, 366, USERSTATE (badges from `userBadges`), ROOMSTATE.
- *   PART echo.
+ *   PART echo. A channel in `suspendedChannels` (one that does not exist or is suspended) gets
+ *   `NOTICE` `msg_channel_suspended` instead, and is not joined.
  * - PING from the client: bare `PING` -> `PONG :tmi.twitch.tv` (the unprefixed form
  *   tmi.js 1.8 needs to see its latency pong), `PING :x` -> `:tmi.twitch.tv PONG tmi.twitch.tv :x`.
  *   Server PING (`PING :tmi.twitch.tv`) via `pingClients()` or `pingIntervalMs`.
@@ -251,6 +252,7 @@ export interface FloodResult {
 const SUPPORTED_CAPS = new Set(['twitch.tv/tags', 'twitch.tv/commands', 'twitch.tv/membership']);
 const COMMANDS_CAP_ONLY = new Set(['USERSTATE', 'ROOMSTATE', 'CLEARCHAT', 'CLEARMSG', 'USERNOTICE', 'GLOBALUSERSTATE', 'RECONNECT', 'HOSTTARGET']);
 const JUSTINFAN = /^justinfan\d+$/;
+const CHANNEL_SUSPENDED_NOTICE = 'This channel does not exist or has been suspended.';
 const SERVER = 'tmi.twitch.tv';
 
 interface Connection {
@@ -312,6 +314,12 @@ export class FakeTwitchIrc {
   readonly joins: JoinRecord[] = [];
   /** While true, clients' lines are recorded in `sent` but not answered or acted on. */
   silent: boolean;
+  /**
+   * Channels (lowercase, no '#') that do not exist or are suspended: a JOIN of one is answered
+   * with NOTICE msg_channel_suspended ("This channel does not exist or has been suspended.") and
+   * joins nothing, as on Twitch. Changeable at any time.
+   */
+  readonly suspendedChannels = new Set<string>();
   /**
    * While true, a client's PRIVMSG is delivered (relayed, counted for the duplicate rule) but its
    * sender gets no USERSTATE for it: the connection died between Twitch taking the line and its
@@ -878,6 +886,10 @@ export class FakeTwitchIrc {
   }
 
   #join(connection: Connection, channel: string): void {
+    if (this.suspendedChannels.has(channel.slice(1))) {
+      this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_channel_suspended' }, prefix: SERVER, command: 'NOTICE', params: [channel, CHANNEL_SUSPENDED_NOTICE] }]);
+      return;
+    }
     const login = connection.login as string;
     connection.channels.add(channel);
     const joinLine: IrcMessage = { tags: {}, prefix: userPrefix(login), command: 'JOIN', params: [channel] };

@@ -1,6 +1,7 @@
 // The configured channels the bot is in on the current connection. say() waits here for its
-// channel to be (re)joined, up to a time limit. A channel Twitch parts the bot from is joined
-// again after a back-off (reconnect-attempts.ts): tmi.js itself rejoins only on a new connection.
+// channel to be (re)joined, up to a time limit. A channel Twitch parts the bot from, or refuses to
+// join (msg_channel_suspended: it does not exist or is suspended), is joined again after a
+// back-off (reconnect-attempts.ts): tmi.js itself joins only on a new connection, once.
 import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import { normalizeChannel } from '../../host/chat-transport.ts';
@@ -33,6 +34,11 @@ export interface ChannelJoins {
   onJoin(rawChannel: string, login: string, self: boolean): void;
   /** tmi.js's `part` event. */
   onPart(rawChannel: string, login: string, self: boolean): void;
+  /**
+   * Twitch answered a join of `channel` with a refusal (`reason`, its notice): it is joined again
+   * after the back-off. False when the bot is in the channel, so the refusal answered something else.
+   */
+  joinRefused(rawChannel: string, reason: string): boolean;
   stopRejoins(): void;
   /** The connection is gone, and with it what was joined on it and the rejoins planned there. */
   forgetConnection(): void;
@@ -129,6 +135,13 @@ export function createChannelJoins(options: ChannelJoinsOptions): ChannelJoins {
       const channel = normalizeChannel(rawChannel);
       joined.delete(channel);
       if (!stopping() && state() === 'connected' && channels.includes(channel)) scheduleRejoin(channel, 'Twitch parted the bot');
+    },
+
+    joinRefused(rawChannel, reason) {
+      const channel = normalizeChannel(rawChannel);
+      if (joined.has(channel) || !channels.includes(channel)) return false;
+      if (!stopping() && state() === 'connected') scheduleRejoin(channel, reason);
+      return true;
     },
 
     stopRejoins,

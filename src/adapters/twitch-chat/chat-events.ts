@@ -27,6 +27,8 @@ export interface ChatEventsOptions {
   logger: Logger;
   /** Twitch sent RECONNECT: the drop that follows is expected. */
   onReconnectAsked(): void;
+  /** Twitch refused to join `channel` (channel-joins.ts); false if the bot is in it. */
+  joinRefused(channel: string, notice: string): boolean;
 }
 
 export interface ChatEvents {

@@ -4,7 +4,9 @@
 // msg_ratelimit every line is held a while (send-pause.ts). So does the answer to a line Twitch
 // took for a command (a text starting with "/" or "." other than /me: unrecognized_cmd since
 // Twitch ran its chat commands over IRC no more, in February 2023), which no re-send would
-// change. Any other notice is only logged.
+// change. msg_channel_suspended in a channel the bot is not in answers its join instead (the
+// channel does not exist or is suspended): the join is tried again (channel-joins.ts). Any other
+// notice is only logged.
 import type { Logger } from 'pino';
 import type { ChatListeners } from '../chat-listeners.ts';
 import type { OwnLineEcho } from './own-line-echo.ts';
@@ -17,6 +19,8 @@ export interface NoticeHandlerOptions {
   pause: SendPause;
   rateLimitPauseMs: number;
   logger: Logger;
+  /** Twitch refused to join `channel`: false if the bot is in it (the notice answers one of its lines). */
+  joinRefused(channel: string, notice: string): boolean;
 }
 
 export type NoticeHandler = (channel: string, msgId: string, text: string) => void;
@@ -29,8 +33,9 @@ function answersOwnLine(msgId: string): boolean {
   return msgId.startsWith('msg_') || COMMAND_ANSWERS.has(msgId);
 }
 
-export function createNoticeHandler({ listeners, echo, pause, rateLimitPauseMs, logger }: NoticeHandlerOptions): NoticeHandler {
+export function createNoticeHandler({ listeners, echo, pause, rateLimitPauseMs, logger, joinRefused }: NoticeHandlerOptions): NoticeHandler {
   return (channel, msgId, text) => {
+    if (msgId === 'msg_channel_suspended' && joinRefused(channel, text)) return;
     if (!answersOwnLine(msgId)) {
       logger.info({ channel, msgId, notice: text }, `Twitch chat notice in #${channel}: ${text}`);
       return;

@@ -338,7 +338,9 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     startLoginWatchdog(backoff.initialDelayMs + loginTimeoutMs);
   };
 
-  const chatEvents = createChatEvents({ channels, identity, listeners, echo, pause, rateLimitPauseMs, logger, onReconnectAsked });
+  const chatEvents = createChatEvents({
+    channels, identity, listeners, echo, pause, rateLimitPauseMs, logger, onReconnectAsked, joinRefused: joins.joinRefused,
+  });
 
   const createClient = (): tmi.Client => {
     const login = identity === null ? null : { username: identity.login, token: () => loginToken };

@@ -485,6 +485,22 @@ describe('Twitch chat transport: a server that hangs, drops, parts or refuses', 
     ]);
   });
 
+  it('joins again, with back-off, a channel whose join Twitch refused (msg_channel_suspended), and says why', async () => {
+    irc.suspendedChannels.add(CHANNEL);
+    const { transport, logs } = twitchChat();
+    await transport.start();
+    await expect.poll(() => logs.entries.find((entry) => entry.msg?.startsWith(`Twitch chat is not in #${CHANNEL}`)), { timeout: 5_000 }).toMatchObject({
+      level: LEVEL.warn, channel: CHANNEL, reason: 'This channel does not exist or has been suspended.', attempt: 1,
+    });
+    // The refusal answers the join, not a line of the bot's.
+    expect(logs.entries.some((entry) => entry.msg?.startsWith("Twitch did not deliver the bot's message"))).toBe(false);
+    irc.suspendedChannels.delete(CHANNEL);
+    await irc.waitForJoin(CHANNEL, { login: BOT });
+    await expect.poll(() => transport.joinedChannels).toEqual([CHANNEL]);
+    await transport.say(CHANNEL, 'here at last');
+    await irc.waitForPrivmsg((line) => line.text === 'here at last');
+  });
+
   it('rejoins after the first delay again once the channel has stayed joined long enough', async () => {
     const { logs } = await connected({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 }, stableAfterMs: 1_000 });
     const partAndRejoin = async () => {

@@ -14,6 +14,9 @@ import type { RawIrcMessage } from './parsed-line-tap.ts';
 import type { SendPause } from './send-pause.ts';
 import type { TwitchChatIdentity } from './twitch-chat-options.ts';
 
+/** How Twitch reads a line the bot sent as "/me ..." (or ".me ..."): an action, shown without the command. */
+const ACTION_LINE = /^\s*[/.]me\s+(\S[\s\S]*)$/i;
+
 /** Wraps a handler so that it runs only while its client is the transport's current one. */
 export type IfCurrentClient = <Args extends unknown[]>(handler: (...args: Args) => void) => (...args: Args) => void;
 
@@ -58,8 +61,9 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
   /** `text`: the bot's line this USERSTATE accepted (it carries the new message's id), paired when it came. */
   const onUserstate = (channel: string, tags: ChatTags, text: string | null): void => {
     listeners.emit({ type: 'userstate', channel, tags });
-    // Show the accepted line as chat.
+    // Show the accepted line as chat; a /me line as Twitch shows it, the action without "/me".
     if (text === null || identity === null) return;
+    const action = ACTION_LINE.exec(text)?.[1]?.trim();
     const ownTags: ChatTags = {
       ...tags,
       'user-id': botUserId,
@@ -67,10 +71,10 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
       username: identity.login,
       emotes: null,
       'emotes-raw': null,
-      'message-type': 'chat',
+      'message-type': action === undefined ? 'chat' : 'action',
       'tmi-sent-ts': String(Date.now()),
     };
-    listeners.emit({ type: 'message', channel, text, tags: ownTags, self: true });
+    listeners.emit({ type: 'message', channel, text: action ?? text, tags: ownTags, self: true });
   };
 
   // A full ROOMSTATE on join, a partial one when a moderator changes a mode: only one with the

@@ -216,6 +216,16 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     });
   });
 
+  it('shows a /me line the bot sent as Twitch does: the action, without "/me"', async () => {
+    const { transport, recorder } = await connected();
+    await transport.say(CHANNEL, '/me waves at chat');
+    const shown = await recorder.next('message', (event) => event.self);
+    expect([shown.text, shown.tags['message-type']]).toEqual(['waves at chat', 'action']);
+    await transport.say(CHANNEL, 'me too');
+    const plain = await recorder.next('message', (event) => event.self && event.text === 'me too');
+    expect(plain.tags['message-type']).toBe('chat');
+  });
+
   it('reports a line Twitch took for a command (unrecognized_cmd) as not delivered, and the next line as the one it accepted', async () => {
     const { transport, recorder, logs } = await connected();
     // Twitch reads a text starting with "/" or "." as a command, and runs none but /me over IRC.

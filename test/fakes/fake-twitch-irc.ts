@@ -321,6 +321,11 @@ export class FakeTwitchIrc {
    */
   readonly suspendedChannels = new Set<string>();
   /**
+   * Channels (lowercase, no '#') whose JOIN gets no answer at all, as Twitch does with a join past
+   * its join rate limit: nothing joined, nothing said. Recorded in `sent` like any line. Changeable at any time.
+   */
+  readonly unansweredJoins = new Set<string>();
+  /**
    * While true, a client's PRIVMSG is delivered (relayed, counted for the duplicate rule) but its
    * sender gets no USERSTATE for it: the connection died between Twitch taking the line and its
    * answer reaching the client.
@@ -886,6 +891,7 @@ export class FakeTwitchIrc {
   }
 
   #join(connection: Connection, channel: string): void {
+    if (this.unansweredJoins.has(channel.slice(1))) return;
     if (this.suspendedChannels.has(channel.slice(1))) {
       this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_channel_suspended' }, prefix: SERVER, command: 'NOTICE', params: [channel, CHANNEL_SUSPENDED_NOTICE] }]);
       return;

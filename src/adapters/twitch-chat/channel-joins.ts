@@ -1,7 +1,8 @@
 // The configured channels the bot is in on the current connection. say() waits here for its
-// channel to be (re)joined, up to a time limit. A channel Twitch parts the bot from, or refuses to
-// join (msg_channel_suspended: it does not exist or is suspended), is joined again after a
-// back-off (reconnect-attempts.ts): tmi.js itself joins only on a new connection, once.
+// channel to be (re)joined, up to a time limit. A channel Twitch parts the bot from, refuses to
+// join (msg_channel_suspended: it does not exist or is suspended), or never answers the join of
+// (Twitch drops joins past its rate limit without a word) is joined again after a back-off
+// (reconnect-attempts.ts): tmi.js itself joins only on a new connection, once.
 import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import { normalizeChannel } from '../../host/chat-transport.ts';
@@ -12,6 +13,8 @@ import type { TwitchChatState } from './twitch-chat-transport.ts';
 
 export interface ChannelJoinsOptions {
   channels: readonly string[];
+  /** After a connection, how long Twitch has to answer the joins tmi.js makes before a channel not joined is joined again. */
+  joinWatchMs: number;
   backoff: ReconnectBackoff;
   stableAfterMs: number;
   sendTimeoutMs: number;
@@ -40,6 +43,8 @@ export interface ChannelJoins {
    */
   joinRefused(rawChannel: string, reason: string): boolean;
   stopRejoins(): void;
+  /** A connection is up, and tmi.js joins every channel on it: a channel not joined in time is joined again. */
+  watchJoins(): void;
   /** The connection is gone, and with it what was joined on it and the rejoins planned there. */
   forgetConnection(): void;
 }
@@ -52,15 +57,18 @@ interface ChannelWaiter {
 }
 
 export function createChannelJoins(options: ChannelJoinsOptions): ChannelJoins {
-  const { channels, backoff, stableAfterMs, sendTimeoutMs, logger, client, state, stopping, lastError } = options;
+  const { channels, backoff, stableAfterMs, sendTimeoutMs, joinWatchMs, logger, client, state, stopping, lastError } = options;
   const joined = new Set<string>();
   const waiters = new Set<ChannelWaiter>();
   const attempts = new Map(channels.map((channel) => [channel, new ReconnectAttempts(backoff, stableAfterMs)]));
   const rejoinTimers = new Map<string, NodeJS.Timeout>();
+  let joinWatch: NodeJS.Timeout | null = null;
 
   const stopRejoins = (): void => {
     for (const timer of rejoinTimers.values()) clearTimeout(timer);
     rejoinTimers.clear();
+    if (joinWatch !== null) clearTimeout(joinWatch);
+    joinWatch = null;
   };
 
   /** Joins `channel` again after a back-off: Twitch parted the bot, or the last rejoin failed. */
@@ -145,6 +153,17 @@ export function createChannelJoins(options: ChannelJoinsOptions): ChannelJoins {
     },
 
     stopRejoins,
+
+    watchJoins() {
+      if (joinWatch !== null) clearTimeout(joinWatch);
+      joinWatch = setTimeout(() => {
+        joinWatch = null;
+        if (stopping() || state() !== 'connected') return;
+        for (const channel of channels) {
+          if (!joined.has(channel)) scheduleRejoin(channel, `Twitch did not answer the join within ${joinWatchMs} ms`);
+        }
+      }, joinWatchMs);
+    },
 
     forgetConnection() {
       joined.clear();

@@ -3,6 +3,7 @@
 // for, and its log lines go to the adapter's logger as debug detail.
 import type { Logger } from 'pino';
 import tmi from 'tmi.js';
+import { DEFAULT_JOIN_INTERVAL_MS } from './twitch-chat-options.ts';
 import type { TwitchChatOptions } from './twitch-chat-options.ts';
 
 /** Who logs in: the bot's login, and its token as it is at each login (tmi.js asks every time, a reconnect it makes itself too). */
@@ -11,9 +12,6 @@ export interface TmiLogin {
   /** Without "oauth:". */
   token(): string;
 }
-
-/** Twitch allows 20 joins per 10 s. */
-const DEFAULT_JOIN_INTERVAL_MS = 600;
 
 /**
  * A new client, not connected, with no handlers; `login` null logs in anonymously.

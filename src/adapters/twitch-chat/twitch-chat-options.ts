@@ -7,6 +7,9 @@ import { resolveReconnectBackoff } from './reconnect-backoff.ts';
 import type { ReconnectBackoff } from './reconnect-backoff.ts';
 import { TwitchChatError } from './twitch-chat-error.ts';
 
+/** tmi.js's wait between two joins: Twitch allows 20 joins per 10 s. */
+export const DEFAULT_JOIN_INTERVAL_MS = 600;
+
 /** The bot's token kept in a file that `chatskin twitch auth --bot` writes (twitch.bot.tokenFile). */
 export interface BotTokenFile {
   path: string;
@@ -44,6 +47,11 @@ export interface TwitchChatOptions {
   sendTimeoutMs?: number;
   /** Least time between two channel joins (Twitch allows 20 joins per 10 s). Default 600 ms. */
   joinIntervalMs?: number;
+  /**
+   * How long Twitch has to answer the joins of a new connection (plus joinIntervalMs per channel)
+   * before a channel not joined is joined again (Twitch drops a join past its limits unanswered). Default 10 s.
+   */
+  joinWatchMs?: number;
   /** How long a connection attempt may take to log in before it is dropped and retried. Default 20 s. */
   loginTimeoutMs?: number;
   /**
@@ -68,6 +76,8 @@ export interface TwitchChatSettings {
   identity: TwitchChatIdentity | null;
   backoff: ReconnectBackoff;
   sendTimeoutMs: number;
+  /** joinWatchMs plus joinIntervalMs per channel. */
+  joinWatchMs: number;
   loginTimeoutMs: number;
   stableAfterMs: number;
   rateLimitPauseMs: number;
@@ -86,6 +96,7 @@ export function resolveTwitchChatOptions(options: TwitchChatOptions): TwitchChat
     identity: options.identity === null ? null : { ...options.identity, login: options.identity.login.toLowerCase() },
     backoff: resolveReconnectBackoff(options.reconnect),
     sendTimeoutMs: options.sendTimeoutMs ?? 10_000,
+    joinWatchMs: (options.joinWatchMs ?? 10_000) + (options.joinIntervalMs ?? DEFAULT_JOIN_INTERVAL_MS) * channels.length,
     loginTimeoutMs: options.loginTimeoutMs ?? 20_000,
     stableAfterMs: options.stableAfterMs ?? 30_000,
     rateLimitPauseMs: options.rateLimitPauseMs ?? 30_000,

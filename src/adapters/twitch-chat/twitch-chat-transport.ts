@@ -81,7 +81,9 @@ const STOP_WAIT_MS = 2_000;
 
 export function createTwitchChatTransport(options: TwitchChatOptions, parentLogger: Logger): TwitchChatTransport {
   const logger = parentLogger.child({ transport: TRANSPORT_NAME });
-  const { channels, identity, backoff, sendTimeoutMs, loginTimeoutMs, stableAfterMs, rateLimitPauseMs, pingIntervalMs, pingTimeoutMs } = resolveTwitchChatOptions(options);
+  const {
+    channels, identity, backoff, sendTimeoutMs, joinWatchMs, loginTimeoutMs, stableAfterMs, rateLimitPauseMs, pingIntervalMs, pingTimeoutMs,
+  } = resolveTwitchChatOptions(options);
   const listeners = createChatListeners(logger);
   const stateListeners = new Set<(change: TwitchChatStateChange) => void>();
   const echo = new OwnLineEcho();
@@ -107,7 +109,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   let renewedUnused = false;
 
   const joins = createChannelJoins({
-    channels, backoff, stableAfterMs, sendTimeoutMs, logger,
+    channels, backoff, stableAfterMs, sendTimeoutMs, joinWatchMs, logger,
     client: () => client,
     state: () => state,
     stopping: () => stopping,
@@ -329,6 +331,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     logger.info({ server: where, login: client?.getUsername(), anonymous: identity === null, channels },
       wasReconnect ? 'Twitch chat reconnected: rejoining channels' : 'Twitch chat connected');
     setState('connected', null);
+    joins.watchJoins();
     settleStart(null);
   };
 

@@ -511,6 +511,20 @@ describe('Twitch chat transport: a server that hangs, drops, parts or refuses', 
     await irc.waitForPrivmsg((line) => line.text === 'here at last');
   });
 
+  it('joins again a channel whose join Twitch never answered (a join past its rate limit), and says why', async () => {
+    irc.unansweredJoins.add(CHANNEL);
+    const { transport, logs } = twitchChat({ joinWatchMs: 200, joinIntervalMs: 50, reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 } });
+    await transport.start();
+    await expect.poll(() => logs.entries.find((entry) => entry.msg?.startsWith(`Twitch chat is not in #${CHANNEL}`)), { timeout: 5_000 }).toMatchObject({
+      level: LEVEL.warn, channel: CHANNEL, reason: 'Twitch did not answer the join within 250 ms', attempt: 1,
+    });
+    irc.unansweredJoins.delete(CHANNEL);
+    await irc.waitForJoin(CHANNEL, { login: BOT, timeoutMs: 5_000 });
+    await expect.poll(() => transport.joinedChannels).toEqual([CHANNEL]);
+    await transport.say(CHANNEL, 'joined after all');
+    await irc.waitForPrivmsg((line) => line.text === 'joined after all');
+  });
+
   it('rejoins after the first delay again once the channel has stayed joined long enough', async () => {
     const { logs } = await connected({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 }, stableAfterMs: 1_000 });
     const partAndRejoin = async () => {

@@ -7,8 +7,13 @@ import { colorFunction, namedColor, normalizeColor } from './color.ts';
 
 export type GradientResult = { ok: true; value: string } | { ok: false; error: string };
 
-/** Longer input is refused before parsing (the parser's work grows with the square of the length). */
-export const MAX_GRADIENT_LENGTH = 2000;
+/**
+ * The longest gradient, as sent and as stored: longer input is refused before parsing, and so is
+ * input whose normal form (which spells out every colour and stop position, up to four times
+ * the length of the shortest input) would be longer, so every stored value can be sent back.
+ * 8000 takes the normal form of any gradient of 2000 characters, the earlier limit on input.
+ */
+export const MAX_GRADIENT_LENGTH = 8000;
 /** Bound on stop positions and radial lengths, so every number prints without an exponent. */
 export const MAX_GRADIENT_NUMBER = 10_000;
 
@@ -56,7 +61,11 @@ export function normalizeGradient(raw: string): GradientResult {
   const text = raw.trim().toLowerCase().replace(/\s+/g, ' ');
   if (text === '') return { ok: true, value: '' };
   try {
-    return { ok: true, value: normalizeGradientText(text) };
+    const value = normalizeGradientText(text);
+    if (value.length > MAX_GRADIENT_LENGTH) {
+      return { ok: false, error: `its normal form (every colour and stop position written out) is longer than ${MAX_GRADIENT_LENGTH} characters` };
+    }
+    return { ok: true, value };
   } catch (error) {
     if (error instanceof GradientRefusal) return { ok: false, error: error.message };
     throw error;

@@ -5,6 +5,7 @@
 // default, a range or an option changed, a key added or lost) fails here even when
 // docs/settings.md was regenerated from it.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_GRADIENT_LENGTH } from '../../../src/service/settings/gradient.ts';
 import { apiTestServerForSuite, errorFields } from './api-test-server.ts';
 
 type Spec =
@@ -183,5 +184,36 @@ describe("the spec's settings tables", () => {
       expect(answer.status, String(wrong)).toBe(422);
       expect(errorFields(answer)).toEqual(sorted(colors));
     }
+  });
+
+  // "gradient: Complete normalized gradient string": the string the service answers is a value
+  // it takes, so a tool may send back what it read (GET, change one key, PUT the whole map).
+  it('every gradient key answers its normalized string, which it takes back as sent, also for a long one', async () => {
+    const gradients = keysOf('gradient').map(([key]) => key);
+    // 1,976 characters as sent; its normal form spells out each stop's colour and position.
+    const long = `linear-gradient(${Array<string>(490).fill('red').join(',')})`;
+    for (const sent of ['linear-gradient(to right, #F00, rgba(0, 0, 255, .5))', long]) {
+      const first = await put(Object.fromEntries(gradients.map((key) => [key, sent])));
+      expect(first.status, sent.slice(0, 60)).toBe(200);
+      const answered = first.body.data.settings_values[gradients[0]!] as string;
+      const again = await put(Object.fromEntries(gradients.map((key) => [key, answered])));
+      expect(again.status, answered.slice(0, 60)).toBe(200);
+      for (const key of gradients) expect(again.body.data.settings_values[key], key).toBe(answered);
+    }
+    const read = await server.call(`/template?preset_id=${presetId}`);
+    expect((await put(read.body.data.settings_values)).status).toBe(200);
+  });
+
+  it('refuses a gradient whose normal form is over the length limit, storing nothing', async () => {
+    const before = server.dump();
+    // Four characters a stop as sent; some sixteen in the normal form (`#ff0000 12.34%, `).
+    const stops = Math.floor((MAX_GRADIENT_LENGTH - 20) / 4);
+    const sent = `linear-gradient(${Array<string>(stops).fill('red').join(',')})`;
+    expect(sent.length).toBeLessThanOrEqual(MAX_GRADIENT_LENGTH);
+    const answer = await put({ 'bubble.background-gradient': sent });
+    expect(answer.status).toBe(422);
+    expect(errorFields(answer)).toEqual(['values.bubble.background-gradient']);
+    expect(answer.body.message).toContain(`longer than ${MAX_GRADIENT_LENGTH} characters`);
+    expect(server.dump()).toEqual(before);
   });
 });

@@ -2,6 +2,12 @@
 // token; any other address under /overlay/ gets the 404 page too) and GET /overlay-assets/*
 // (animate.css, overlay.css and the page's type-stripped modules). Everything is read and
 // stripped once, when the routes are registered.
+//
+// The page names the build of its code (a hash of those files) in a meta tag, and the server in
+// the page's X-Chatskin-Build header: an open page (OBS keeps a browser source open for days)
+// that reconnects to a chatskin whose page code changed reloads itself instead of running its
+// old code against the new server.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -12,6 +18,18 @@ import { ASSET_PREFIX, OVERLAY_PAGE_CSP, overlayPageHtml, unknownOverlayHtml } f
 export interface OverlayRoutesOptions {
   /** The overlay a page token names, or null/undefined for an unknown token. */
   findOverlayByToken(token: string): unknown;
+  /** What identifies the page's code, asked at each page request; default a hash of its files (tests change it). */
+  pageBuild?: () => string;
+}
+
+/** The header an open page reads, when it reconnects, to tell whether the server's page code changed. */
+export const PAGE_BUILD_HEADER = 'X-Chatskin-Build';
+
+/** A hash of the page's files, in a fixed order: the same code gives the same build. */
+export function pageBuildOf(assets: ReadonlyMap<string, Asset>): string {
+  const hash = createHash('sha256');
+  for (const name of [...assets.keys()].sort()) hash.update(name).update('\0').update(assets.get(name)!.body).update('\0');
+  return hash.digest('hex').slice(0, 16);
 }
 
 interface Asset {
@@ -37,14 +55,17 @@ export function loadOverlayAssets(): ReadonlyMap<string, Asset> {
 
 export function registerOverlayRoutes(app: FastifyInstance, options: OverlayRoutesOptions): void {
   const assets = loadOverlayAssets();
-  const page = overlayPageHtml();
+  const build = pageBuildOf(assets);
+  const pageBuild = options.pageBuild ?? (() => build);
   const unknown = unknownOverlayHtml();
 
   app.get<{ Params: { token: string } }>('/overlay/:token', async (request, reply) => {
     const { token } = request.params;
     const overlay = TOKEN.test(token) ? await options.findOverlayByToken(token) : null;
     pageHeaders(reply);
-    return reply.code(overlay == null ? 404 : 200).type('text/html; charset=utf-8').send(overlay == null ? unknown : page);
+    if (overlay == null) return reply.code(404).type('text/html; charset=utf-8').send(unknown);
+    const current = pageBuild();
+    return reply.header(PAGE_BUILD_HEADER, current).type('text/html; charset=utf-8').send(overlayPageHtml(current));
   });
 
   // Anything else under /overlay/ is what a streamer pasted wrong: the not-found page, never the

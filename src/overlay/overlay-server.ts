@@ -11,13 +11,15 @@ import { registerOverlayRoutes } from './overlay-routes.ts';
 export interface OverlayServerOptions extends PushGatewayOptions {
   /** Serve POST /local/chat to loopback clients. Default true. */
   localChat?: boolean;
+  /** What identifies the page's code (OverlayRoutesOptions.pageBuild); default a hash of it. */
+  pageBuild?: () => string;
 }
 
 /** Registers the overlay page, assets, push socket and local chat; returns the gateway (for `pushChatEvent`). */
 export function registerOverlayServer(app: FastifyInstance, source: PushSource, options: OverlayServerOptions = {}): PushGateway {
   const gateway = createPushGateway(source, { logger: app.log, ...options });
   const findOverlayByToken = (token: string) => source.findOverlayByToken(token);
-  registerOverlayRoutes(app, { findOverlayByToken });
+  registerOverlayRoutes(app, { findOverlayByToken, pageBuild: options.pageBuild });
   attachPushGateway(app, gateway);
   if (options.localChat ?? true) {
     registerLocalChatRoute(app, { findOverlayByToken, pushChatEvent: (accountId, event) => gateway.pushChatEvent(accountId, event) });

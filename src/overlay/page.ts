@@ -60,8 +60,10 @@ const NOTICE_STYLE = `<style>
 </style>
 `;
 
-export function overlayPageHtml(): string {
-  return `${pageStart('chatskin overlay')}<link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/animate.css">
+/** `build`: what identifies the page's code (overlay-routes.ts), letters and digits. */
+export function overlayPageHtml(build: string): string {
+  return `${pageStart('chatskin overlay')}<meta name="chatskin-build" content="${build.replace(/[^A-Za-z0-9._-]/g, '')}">
+<link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/animate.css">
 <link rel="stylesheet" href="${PAGE_ASSET_PREFIX}/overlay.css">
 ${NOTICE_STYLE}<style id="cs-settings"></style>
 <script type="module" src="${PAGE_ASSET_PREFIX}/${OVERLAY_ENTRY}"></script>

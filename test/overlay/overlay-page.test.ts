@@ -471,6 +471,38 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     }
   });
 
+  it('reloads itself when it reconnects to a chatskin whose page code changed, and only then', async () => {
+    let build = 'build-one';
+    const restartable = await startPushTestServer({ pageBuild: () => build });
+    const proxy = await startPrefixProxy('/chatskin', restartable.port);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${proxy.origin}/chatskin/overlay/${restartable.main.token}`);
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 5_000 });
+      const mark = () => page.evaluate(() => { (window as unknown as { marked: boolean }).marked = true; });
+      const marked = () => page.evaluate(() => (window as unknown as { marked?: boolean }).marked === true);
+      await mark();
+
+      // The same code after a dropped connection: the page reconnects, and stays the page it was.
+      proxy.cutSockets();
+      await page.waitForFunction(() => document.body.dataset.status === 'reconnecting', null, { timeout: 5_000 });
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await marked()).toBe(true);
+
+      // chatskin restarted with other page code: the reconnected page loads the new one.
+      build = 'build-two';
+      proxy.cutSockets();
+      await page.waitForFunction(() => document.querySelector('meta[name="chatskin-build"]')?.getAttribute('content') === 'build-two', null, { timeout: 15_000 });
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 5_000 });
+      expect(await marked()).toBe(false);
+      await page.close();
+    } finally {
+      await proxy.close();
+      await restartable.close();
+    }
+  });
+
   it('works behind a reverse proxy that serves chatskin under a path prefix', async () => {
     const proxy = await startPrefixProxy('/chatskin', server.port);
     try {

@@ -36,6 +36,21 @@ function checkOverlayStillKnown(): void {
   }, () => { /* the server cannot be reached: still 'reconnecting' */ });
 }
 
+/** The build of this page's code, as the server named it when the page loaded. */
+const loadedBuild = document.querySelector<HTMLMetaElement>('meta[name="chatskin-build"]')?.content ?? null;
+
+/**
+ * Back after a lost connection: chatskin may have been restarted with other page code. OBS keeps a
+ * browser source open for days, so the page reloads itself rather than run its old code against
+ * the new server (its address is the same; the chat starts empty after a reconnect anyway).
+ */
+function reloadIfPageChanged(): void {
+  fetch(location.href, { method: 'HEAD', cache: 'no-store' }).then((response) => {
+    const build = response.headers.get('x-chatskin-build');
+    if (response.ok && build !== null && loadedBuild !== null && build !== loadedBuild) location.reload();
+  }, () => { /* the server cannot be reached: the socket's retries go on */ });
+}
+
 const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
 // The socket is the page's own address plus /ws (docs/push.md), whatever path a reverse proxy
 // serves chatskin under.
@@ -60,6 +75,7 @@ const connection = new PushConnection(`${scheme}//${location.host}${socketPath}`
   },
   openFailed: checkOverlayStillKnown,
   status(status, version) {
+    if (status === 'live' && connectionStatus === 'reconnecting') reloadIfPageChanged();
     connectionStatus = status;
     if (status === 'live') overlayMissing = false;
     showStatus();

@@ -362,6 +362,29 @@ describe('FakeEventSub wire protocol', () => {
     expect(fake.sessions[0]).toMatchObject({ id: sessionId, status: 'connected', reconnects: 1 });
   });
 
+  it('after session_reconnect sends no keepalive to the old socket, and closes it with 4004 when the reconnect_url is not reached in time', async () => {
+    const fake = await startEventSub({ keepaliveIntervalMs: 20, reconnectGraceMs: 300 });
+    const old = rawClient(fake.url);
+    const sessionId = await old.sessionId();
+    subscribe(fake, sessionId);
+    await old.next('session_keepalive');
+
+    void fake.requestReconnect(sessionId, { timeoutMs: 2000 }).catch(() => {});
+    const reconnect = await old.next('session_reconnect');
+    const reconnectAt = old.messages.indexOf(reconnect);
+    // Notifications still reach the old socket until the client moves...
+    fake.sendRedemptionAdd(redemptionEvent('before-the-grace-ends'));
+    await old.next('notification');
+    // ...but no keepalive does, and the client never connects to the reconnect_url.
+    expect(await old.closed).toEqual({ code: 4004, reason: 'reconnect grace time expired' });
+    expect(old.messages.slice(reconnectAt + 1).map((m) => m.metadata['message_type'])).toEqual(['notification']);
+    await fake.waitForDisconnect(sessionId);
+    expect(fake.activeSubscriptions({ sessionId })[0]?.status).toBe('websocket_disconnected');
+    // The reconnect_url is dead from then on.
+    const late = rawClient(reconnect.payload.session?.['reconnect_url'] as string);
+    expect((await late.closed).code).toBe(4007);
+  });
+
   it('holds messages for a client that closed its old socket before reaching the reconnect_url', async () => {
     const fake = await startEventSub();
     const old = rawClient(fake.url);

@@ -26,9 +26,12 @@
  *   channel.channel_points_custom_reward_redemption.add v1, `notify()` for any type.
  * - session_reconnect: payload.session { id, status: 'reconnecting', keepalive_timeout_seconds: null,
  *   reconnect_url, connected_at }. The client connects to reconnect_url, gets a welcome with
- *   the SAME session id, subscriptions carry over. Messages go to the old socket until the
- *   new one is welcomed, then to the new one; nothing is dropped. If the client does not
- *   close the old socket within `reconnectGraceMs`, the fake closes it with 4004.
+ *   the SAME session id, subscriptions carry over. Notifications go to the old socket until the
+ *   new one is welcomed, then to the new one; nothing is dropped. As on Twitch, the old socket
+ *   gets no session_keepalive after the session_reconnect, and it is closed with 4004 when
+ *   `reconnectGraceMs` (Twitch: 30 s) pass without the client reaching the reconnect_url (the
+ *   session then ends, and its reconnect_url answers 4007), or after the handover without the
+ *   client closing it.
  * - revocation: payload.subscription with the revoked status.
  * - a half-dead connection: `silenceSession()` keeps the socket open but lets nothing more
  *   through (keepalives and notifications are lost, `delivered: false`), as when a NAT or proxy
@@ -96,7 +99,11 @@ export interface FakeEventSubOptions {
   keepaliveIntervalMs?: number;
   /** Close a new session with 4003 if it has no subscription by then. Default: keepalive timeout; false = never. */
   closeUnusedAfterMs?: number | false;
-  /** After a reconnect, time the client has to close its old socket before 4004. Default 30 000. */
+  /**
+   * After a session_reconnect, the time the client has to reach the reconnect_url, and after the
+   * handover to close its old socket, before the old socket is closed with 4004. Default 30 000
+   * (Twitch's).
+   */
   reconnectGraceMs?: number;
 }
 
@@ -206,6 +213,8 @@ interface Session {
   keepaliveTimer: NodeJS.Timeout | undefined;
   unusedTimer: NodeJS.Timeout | undefined;
   graceTimer: NodeJS.Timeout | undefined;
+  /** From a session_reconnect until the client reaches the reconnect_url (see requestReconnect). */
+  reconnectTimer: NodeJS.Timeout | undefined;
 }
 
 /** RFC3339 with nanoseconds, as Twitch writes EventSub timestamps. */
@@ -549,6 +558,17 @@ export class FakeEventSub {
     const token = randomBytes(12).toString('base64url');
     session.reconnectToken = token;
     session.status = 'reconnecting';
+    // Twitch sends the old connection no keepalive after session_reconnect (#armKeepalive), and
+    // closes it with 4004 when the client has not reached the reconnect_url within the grace time.
+    clearTimeout(session.keepaliveTimer);
+    clearTimeout(session.reconnectTimer);
+    session.reconnectTimer = setTimeout(() => {
+      if (session.status !== 'reconnecting' || session.reconnectToken !== token) return;
+      const { code, reason } = EVENTSUB_CLOSE.reconnectGraceTimeExpired;
+      if (session.socket === null && session.retiring.size === 0) this.#endSession(session);
+      else this.closeSession(session.id, code, reason);
+      this.#waiters.check();
+    }, this.#options.reconnectGraceMs ?? 30_000);
     const reconnects = session.reconnects;
     this.#send(session, 'session_reconnect', {
       session: {
@@ -710,6 +730,7 @@ export class FakeEventSub {
       keepaliveTimer: undefined,
       unusedTimer: undefined,
       graceTimer: undefined,
+      reconnectTimer: undefined,
     };
     this.#sessions.set(session.id, session);
     this.#sessionLog.push(session);
@@ -738,6 +759,7 @@ export class FakeEventSub {
     session.socket = ws;
     session.reconnectToken = null;
     session.status = 'connected';
+    clearTimeout(session.reconnectTimer);
     this.#watchSocket(session, ws);
     this.#sendWelcome(session);
     session.reconnects++;
@@ -790,6 +812,7 @@ export class FakeEventSub {
     clearTimeout(session.keepaliveTimer);
     clearTimeout(session.unusedTimer);
     clearTimeout(session.graceTimer);
+    clearTimeout(session.reconnectTimer);
   }
 
   #sendWelcome(session: Session): void {
@@ -849,6 +872,8 @@ export class FakeEventSub {
 
   #armKeepalive(session: Session): void {
     clearTimeout(session.keepaliveTimer);
+    // None after a session_reconnect until the new socket is welcomed (which arms it again).
+    if (session.status === 'reconnecting') return;
     const interval = this.#options.keepaliveIntervalMs ?? Math.max(1000, session.keepaliveTimeoutSeconds * 1000 - 1000);
     session.keepaliveTimer = setTimeout(() => {
       if (session.status === 'disconnected') return;

@@ -153,6 +153,37 @@ describe('a session_reconnect whose connections are lost during the handover', (
     await expectLiveRedemptions(world, sessionId);
   });
 
+  it('whose reconnect_url never answers: Twitch ends the old socket (4004) after the grace time; the host connects afresh and loses nothing', async () => {
+    // Twitch keeps the old socket only for the grace time (30 s; here 300 ms) and sends it no keepalive.
+    const world = await liveWorld({ helix: { eventSubOptions: { reconnectGraceMs: 300 } } });
+    const eventSub = world.helix.eventSub;
+    const rewardId = await world.rewardId('unlock-neon');
+    const oldSession = world.redemptions!.status().eventsub!.sessionId!;
+    const subscriptionsBefore = eventSub.subscriptions.length;
+    eventSub.stallUpgrades(1);
+    void eventSub.requestReconnect(undefined, { timeoutMs: GUARD_MS }).catch(() => {});
+    await expect.poll(() => eventSub.stalledUpgrades.held, { timeout: GUARD_MS, interval: 5 }).toBe(1);
+
+    // Until the grace ends, notifications still come on the old socket.
+    const during = world.helix.fireRedemption({ rewardId, user: { login: 'early', displayName: 'Early' } });
+    expect(during.deliveries.map((d) => d.delivered)).toEqual([true]);
+    await eventSub.waitForDisconnect(oldSession, { timeoutMs: GUARD_MS });
+    // Between the 4004 and the new subscription nothing is delivered: the reconciliation finds it.
+    const meanwhile = world.helix.addOfflineRedemption({ rewardId, user: { login: 'late', displayName: 'Late' } });
+
+    const sessionId = await freshSubscriptionSession(world, subscriptionsBefore);
+    expect(sessionId).not.toBe(oldSession);
+    for (const redemption of [during.redemption, meanwhile]) {
+      await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED', { timeoutMs: GUARD_MS });
+      expect(world.helix.redemptionChanges.filter((c) => c.redemptionId === redemption.id).map((c) => `${c.from}->${c.to}`))
+        .toEqual(['UNFULFILLED->FULFILLED']);
+    }
+    expect(world.redemptions!.status().eventsub).toMatchObject({ state: 'connected', sessionId, subscription: 'active' });
+    // twurple does not report the 4004 (it takes it for the end of the handover); its next try of the dead URL is refused.
+    expect(warnings(world)).toEqual(['EventSub connection lost: [4007] invalid reconnect; connecting afresh in 1 s, and missed redemptions will be listed']);
+    await expectLiveRedemptions(world, sessionId);
+  });
+
   it('stays quiet when an attempt the retired connection left behind ends later (no loop on the dead reconnect_url)', async () => {
     const world = await liveWorld();
     const eventSub = world.helix.eventSub;

@@ -81,6 +81,22 @@ describe('FakeHelix with the real twurple ApiClient', () => {
     expect(helix.rewards.find((r) => r.json.id === own.id)?.deleted).toBe(true);
   });
 
+  it('refuses channel points to a channel that is neither affiliate nor partner (403), as Twitch does', async () => {
+    const { helix, bot } = await setUp();
+    const own = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Ours', cost: 100 });
+    helix.setBroadcasterType(bot.broadcaster.id, '');
+
+    const refusals = await Promise.all([
+      failureOf(bot.apiClient.channelPoints.getCustomRewards(bot.broadcaster.id)),
+      failureOf(bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Another', cost: 100 })),
+      failureOf(bot.apiClient.channelPoints.updateCustomReward(bot.broadcaster.id, own.id, { cost: 1 })),
+      failureOf(bot.apiClient.channelPoints.getRedemptionsForBroadcaster(bot.broadcaster.id, own.id, 'UNFULFILLED', {})),
+    ]);
+    expect(refusals.map((e) => [e.statusCode, (JSON.parse(e.body) as { message: string }).message])).toEqual(
+      Array.from({ length: 4 }, () => [403, 'The broadcaster must have partner or affiliate status.']));
+    expect((await bot.apiClient.users.getUserById(bot.broadcaster.id))?.broadcasterType).toBe('');
+  });
+
   it('lists unfulfilled redemptions made while offline across pages, oldest first', async () => {
     const { helix, bot } = await setUp();
     const reward = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Unlock neon', cost: 500 });

@@ -41,7 +41,9 @@
  *   refresh token (400 `Invalid refresh token`). client_credentials gives app tokens.
  * - Custom rewards remember the client id that created them: PATCH/DELETE of the
  *   reward and GET/PATCH of its redemptions from another client id -> 403.
- *   Duplicate title -> 400. only_manageable_rewards=true filters by client id.
+ *   Duplicate title -> 400. only_manageable_rewards=true filters by client id. A channel that
+ *   is neither affiliate nor partner (broadcasterType '') has no channel points: every
+ *   channel-points call -> 403 `The broadcaster must have partner or affiliate status.`
  * - Redemptions: GET needs reward_id and status (or id); sort OLDEST|NEWEST; `first`
  *   (<= 50, default 20) with an `after` cursor. PATCH only changes UNFULFILLED ones
  *   (404 when none match); every change is recorded in `redemptionChanges`.
@@ -53,7 +55,8 @@
  *   FakeHelix.start(options?) -> Promise<FakeHelix>
  *   .port / .baseUrl / .eventSub (a FakeEventSub) / .applyTwurpleMockPort() -> restore()
  *   .registerClient(clientId, clientSecret)
- *   .addUser({ login, id?, displayName? }) -> HelixUser
+ *   .addUser({ login, id?, displayName?, broadcasterType? }) -> HelixUser   (an affiliate unless broadcasterType says otherwise)
+ *   .setBroadcasterType(userId, 'partner' | 'affiliate' | '')
  *   .issueUserToken({ clientId, userId, scopes, expiresInSeconds? }) -> IssuedToken (a twurple AccessToken)
  *   .expireAccessToken(accessToken) / .revokeRefreshToken(refreshToken) / .tokens
  *   .isLiveUserToken(accessToken, login)   (for FakeTwitchIrc's acceptToken: chat takes Twitch's own tokens)
@@ -87,10 +90,14 @@ export interface FakeHelixOptions {
   rateLimitPerMinute?: number;
 }
 
+export type BroadcasterType = 'partner' | 'affiliate' | '';
+
 export interface HelixUser {
   id: string;
   login: string;
   displayName: string;
+  /** '' (neither partner nor affiliate): the channel has no channel points, and Helix refuses them (403). */
+  broadcasterType: BroadcasterType;
 }
 
 /** Shaped as twurple's AccessToken, so it can go straight into `authProvider.addUser(userId, token)`. */
@@ -328,11 +335,19 @@ export class FakeHelix {
     this.#clients.set(clientId, clientSecret);
   }
 
-  addUser(input: { login: string; id?: string; displayName?: string }): HelixUser {
+  /** A Twitch user; an affiliate unless `broadcasterType` says otherwise. */
+  addUser(input: { login: string; id?: string; displayName?: string; broadcasterType?: BroadcasterType }): HelixUser {
     const login = input.login.toLowerCase();
-    const user: HelixUser = { id: input.id ?? stableNumericId(login), login, displayName: input.displayName ?? input.login };
+    const user: HelixUser = {
+      id: input.id ?? stableNumericId(login), login, displayName: input.displayName ?? input.login, broadcasterType: input.broadcasterType ?? 'affiliate',
+    };
     this.#users.set(user.id, user);
     return user;
+  }
+
+  /** The channel becomes (or stops being) an affiliate or partner: '' has no channel points. */
+  setBroadcasterType(userId: string, broadcasterType: BroadcasterType): void {
+    this.#user(userId).broadcasterType = broadcasterType;
   }
 
   issueUserToken(input: { clientId: string; userId: string; scopes: string[]; expiresInSeconds?: number }): IssuedToken {
@@ -640,7 +655,10 @@ export class FakeHelix {
     if (broadcasterId !== userId) {
       throw new HttpError(401, "The ID in broadcaster_id must match the user ID found in the request's OAuth token.");
     }
-    return this.#user(broadcasterId);
+    const broadcaster = this.#user(broadcasterId);
+    // Channel points exist only on affiliate and partner channels.
+    if (broadcaster.broadcasterType === '') throw new HttpError(403, 'The broadcaster must have partner or affiliate status.');
+    return broadcaster;
   }
 
   #user(id: string): HelixUser {
@@ -756,7 +774,7 @@ export class FakeHelix {
       login: user.login,
       display_name: user.displayName,
       type: '',
-      broadcaster_type: 'affiliate',
+      broadcaster_type: user.broadcasterType,
       description: '',
       profile_image_url: '',
       offline_image_url: '',

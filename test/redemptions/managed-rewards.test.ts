@@ -142,6 +142,25 @@ describe('managed rewards', () => {
     expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('UNFULFILLED');
   });
 
+  it('says so in its status when the rewards cannot be set up (a channel with no channel points), until they can', async () => {
+    const world = await open({ rewards: { 'unlock-neon': NEON_REWARD }, skinShop: { rewards: { 'unlock-neon': 'neon' } } });
+    // Twitch gives channel points to affiliate and partner channels only; Helix answers 403 to the others.
+    world.helix.setBroadcasterType(world.broadcaster.id, '');
+    const redemptions = await world.start();
+    expect(world.helix.rewards).toEqual([]);
+    const problem = redemptions.status().problem;
+    expect(problem).toBe('the channel-point rewards could not be set up (tried again at every reconciliation): listing the channel\'s rewards: '
+      + 'Twitch answered 403: The broadcaster must have partner or affiliate status. '
+      + 'Channel-point rewards need an Affiliate or Partner channel (docs/twitch-setup.md).');
+
+    // The channel became an affiliate: the next reconciliation sets the rewards up, and all is well.
+    world.helix.setBroadcasterType(world.broadcaster.id, 'affiliate');
+    await redemptions.reconcile();
+    expect(redemptions.status()).toMatchObject({ problem: null, rewards: [{ rewardKey: 'unlock-neon', action: 'created' }] });
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-neon'), user: { login: 'fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+  });
+
   it('recreates a reward deleted on Twitch, and takes over its own reward after the store was lost', async () => {
     const world = await open({ rewards: { 'unlock-neon': NEON_REWARD }, skinShop: { rewards: { 'unlock-neon': 'neon' } } });
     await world.start();

@@ -18,7 +18,7 @@ import type { LedgerRetention } from '../../host/redemptions/ledger-retention.ts
 import type { ManagedRewardStore, RedemptionLedger, RedemptionLedgerRetention } from '../../host/redemptions/redemption-ledger.ts';
 import { createRedemptionPipeline } from '../../host/redemptions/redemption-pipeline.ts';
 import type { PipelineCounters, ReconcileReport, RedemptionPipeline } from '../../host/redemptions/redemption-pipeline.ts';
-import { syncManagedRewards } from '../../host/redemptions/reward-sync.ts';
+import { rewardFailureMessage, syncManagedRewards } from '../../host/redemptions/reward-sync.ts';
 import type { RewardSyncEntry } from '../../host/redemptions/reward-sync.ts';
 import { AUTHORIZE_HINT, createBroadcasterAuth, REAUTHORIZE_HINT } from './broadcaster-auth.ts';
 import type { BroadcasterAuth, BroadcasterAuthStatus } from './broadcaster-auth.ts';
@@ -274,6 +274,8 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       ...(options.stopWaitMs === undefined ? {} : { stopWaitMs: options.stopWaitMs }),
     });
     let rewardsSynced = false;
+    /** Why the last reward sync failed as a whole (no reward could be set up); null once one succeeded. */
+    let rewardSyncProblem: string | null = null;
     let stopped = false;
     let timer: ScheduledTimer | null = null;
     let reconciling: Promise<ReconcileReport | null> | null = null;
@@ -298,9 +300,11 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
           rewards: settings.rewards, channelPoints, store: ledger, broadcasterId: auth.userId, logger,
         });
         rewardsSynced = true;
+        rewardSyncProblem = null;
       } catch (error) {
         rewardsSynced = false;
-        logger.error({ err: error }, `the channel-point rewards could not be synced (tried again at the next reconciliation): ${errorText(error)}`);
+        rewardSyncProblem = `the channel-point rewards could not be set up (tried again at every reconciliation): ${rewardFailureMessage(error)}`;
+        logger.error({ err: error }, `the channel-point rewards could not be synced (tried again at the next reconciliation): ${rewardFailureMessage(error)}`);
       }
       try {
         rewardKeys = new Map((await ledger.listManagedRewards()).map((reward) => [reward.twitchRewardId, reward.rewardKey]));
@@ -387,6 +391,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
         snapshot.counters = { ...pipeline.counters };
         const problems: string[] = [];
         if (snapshot.auth.error) problems.push(snapshot.auth.error);
+        if (rewardSyncProblem !== null) problems.push(rewardSyncProblem);
         if (snapshot.eventsub?.subscription === 'revoked') problems.push(`Twitch revoked the redemption subscription (${snapshot.eventsub.revokedBecause})`);
         if (snapshot.eventsub?.subscription === 'failed') problems.push(`subscribing to redemptions failed: ${snapshot.eventsub.lastError}`);
         for (const reward of snapshot.rewards) {

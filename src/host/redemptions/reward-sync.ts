@@ -55,9 +55,14 @@ function notOwnedMessage(title: string): string {
     + 'or give this one another title in the config.';
 }
 
-function failureMessage(error: unknown): string {
+/** Why a reward could not be set up, with what to do where Twitch's refusal says it. */
+export function rewardFailureMessage(error: unknown): string {
   if (error instanceof ChannelPointsError && error.status === 400 && /DUPLICATE/i.test(error.message)) {
     return 'Twitch refused the title: another reward on the channel has it (titles are unique, in any case).';
+  }
+  // Helix answers every channel-points call of a channel that is neither affiliate nor partner with a 403.
+  if (error instanceof ChannelPointsError && error.status === 403 && /partner|affiliate/i.test(error.message)) {
+    return `${errorText(error)} Channel-point rewards need an Affiliate or Partner channel (docs/twitch-setup.md).`;
   }
   return errorText(error);
 }
@@ -115,7 +120,7 @@ export async function syncManagedRewards(options: RewardSyncOptions): Promise<Re
         report.push({ rewardKey, title: wanted.title, rewardId: current.id, action: 'unchanged' });
       }
     } catch (error) {
-      const message = failureMessage(error);
+      const message = rewardFailureMessage(error);
       log.error({ err: error }, `the channel-point reward could not be set up: ${message}`);
       report.push({ rewardKey, title: wanted.title, rewardId: storedByKey.get(rewardKey)?.twitchRewardId ?? null, action: 'failed', message });
     }
@@ -139,7 +144,7 @@ export async function syncManagedRewards(options: RewardSyncOptions): Promise<Re
       await remember(previous.rewardKey, current, 'disabled');
       report.push({ rewardKey: previous.rewardKey, title: current.title, rewardId: current.id, action: 'disabled' });
     } catch (error) {
-      const message = failureMessage(error);
+      const message = rewardFailureMessage(error);
       log.error({ err: error }, `the reward removed from the config could not be disabled: ${message}`);
       report.push({ rewardKey: previous.rewardKey, title: current?.title ?? '', rewardId: previous.twitchRewardId, action: 'failed', message });
     }

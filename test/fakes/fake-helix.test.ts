@@ -229,6 +229,29 @@ describe('FakeHelix with the real twurple ApiClient', () => {
     expect(helix.calls.filter((c) => c.path === '/channel_points/custom_rewards')).toHaveLength(6);
   });
 
+  it('answers 429 with Ratelimit-Remaining 0 when the bucket is empty, and an injected 429 is one twurple waits out and retries', async () => {
+    const helix = await FakeHelix.start({ rateLimitPerMinute: 2 });
+    cleanups.push(() => helix.close());
+    const bot = twurpleAgainstFakes(helix, { login: 'somechannel' });
+    cleanups.push(bot.restoreEnv);
+    const url = `${helix.baseUrl}/helix/users?id=${bot.broadcaster.id}`;
+    const headers = { 'Client-Id': bot.clientId, Authorization: `Bearer ${bot.token.accessToken}` };
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(url, { headers });
+      answers.push([res.status, res.headers.get('ratelimit-remaining')]);
+    }
+    expect(answers).toEqual([[200, '1'], [200, '0'], [429, '0']]);
+
+    const roomy = await FakeHelix.start();
+    cleanups.push(() => roomy.close());
+    const other = twurpleAgainstFakes(roomy, { login: 'somechannel' });
+    cleanups.push(other.restoreEnv);
+    roomy.failNext({ status: 429, method: 'GET', path: '/channel_points/custom_rewards' });
+    await other.apiClient.channelPoints.getCustomRewards(other.broadcaster.id);
+    expect(roomy.calls.filter((c) => c.path === '/channel_points/custom_rewards').map((c) => c.status)).toEqual([429, 200]);
+  });
+
   it('injects a 401 that twurple answers with a refresh, and a 5xx it retries', async () => {
     const { helix, bot } = await setUp();
     helix.failNext({ status: 401, path: '/channel_points/custom_rewards' });

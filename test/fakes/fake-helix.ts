@@ -34,7 +34,10 @@
  *   points, broadcaster_id = the token's user (401). Error bodies are
  *   `{ error, status, message }` with Content-Type exactly `application/json`
  *   (twurple only parses error JSON for that exact type). Every Helix response carries
- *   Ratelimit-Limit/-Remaining/-Reset: twurple's rate limiter stalls without them.
+ *   Ratelimit-Limit/-Remaining/-Reset: twurple's rate limiter stalls without them. A call that
+ *   finds its bucket (`rateLimitPerMinute` per client id + user) empty gets 429 with
+ *   Ratelimit-Remaining 0, as does an injected 429 (full again within a second), which twurple
+ *   waits out and retries.
  * - Tokens expire (`tokenLifetimeSeconds`, or per token); an expired or revoked
  *   access token gets 401 everywhere, so twurple refreshes through /auth/token
  *   (grant_type=refresh_token) and retries. Refresh checks client id, secret and
@@ -552,12 +555,18 @@ export class FakeHelix {
     try {
       call.body = this.#parseBody(rawBody, req.headers['content-type']);
       const failure = this.#takeFailure(method, path);
-      if (failure) throw new HttpError(failure.status, failure.message ?? STATUS_TEXT[failure.status] ?? 'Injected failure');
+      if (failure) {
+        // Twitch's 429 says the bucket is empty and when it is full again (twurple waits for that, then retries).
+        if (failure.status === 429 && !path.startsWith('/auth/')) Object.assign(headers, this.#rateLimitExceeded(1_000));
+        throw new HttpError(failure.status, failure.message ?? STATUS_TEXT[failure.status] ?? 'Injected failure');
+      }
       if (path.startsWith('/auth/')) {
         [status, body] = this.#handleAuth(method, path.slice('/auth'.length), query, call);
       } else {
         const token = this.#authenticate(call);
-        Object.assign(headers, this.#rateLimit(token));
+        const limit = this.#rateLimit(token);
+        Object.assign(headers, limit.headers);
+        if (limit.exceeded) throw new HttpError(429, 'Too Many Requests');
         [status, body] = this.#handleHelix(method, path, query, call, token);
       }
     } catch (error) {
@@ -566,7 +575,7 @@ export class FakeHelix {
       const message = error instanceof HttpError ? error.message : `fake Helix: ${error instanceof Error ? error.message : String(error)}`;
       body = { error: STATUS_TEXT[status] ?? 'Error', status, message };
       if (!path.startsWith('/auth/') && headers['Ratelimit-Limit'] === undefined) {
-        Object.assign(headers, this.#rateLimit(null));
+        Object.assign(headers, this.#rateLimit(null).headers);
       }
     }
     call.status = status;
@@ -609,7 +618,11 @@ export class FakeHelix {
     return rule;
   }
 
-  #rateLimit(token: TokenRecord | null): Record<string, string> {
+  /**
+   * Takes a point from the caller's bucket (client id + user). A call that finds it empty is not
+   * served: Twitch answers 429, Ratelimit-Remaining 0, until Ratelimit-Reset.
+   */
+  #rateLimit(token: TokenRecord | null): { headers: Record<string, string>; exceeded: boolean } {
     const limit = this.#options.rateLimitPerMinute ?? 800;
     const key = token ? `${token.clientId}:${token.userId ?? 'app'}` : 'anonymous';
     const now = Date.now();
@@ -618,11 +631,25 @@ export class FakeHelix {
       bucket = { remaining: limit, resetAt: now + 60_000 };
       this.#buckets.set(key, bucket);
     }
+    const exceeded = bucket.remaining === 0;
     bucket.remaining = Math.max(0, bucket.remaining - 1);
     return {
+      headers: {
+        'Ratelimit-Limit': String(limit),
+        'Ratelimit-Remaining': String(bucket.remaining),
+        'Ratelimit-Reset': String(Math.ceil(bucket.resetAt / 1000)),
+      },
+      exceeded,
+    };
+  }
+
+  /** The headers of an injected 429: the bucket empty, full again in about `inMs`. */
+  #rateLimitExceeded(inMs: number): Record<string, string> {
+    const limit = this.#options.rateLimitPerMinute ?? 800;
+    return {
       'Ratelimit-Limit': String(limit),
-      'Ratelimit-Remaining': String(bucket.remaining),
-      'Ratelimit-Reset': String(Math.ceil(bucket.resetAt / 1000)),
+      'Ratelimit-Remaining': '0',
+      'Ratelimit-Reset': String(Math.ceil((Date.now() + inMs) / 1000)),
     };
   }
 

@@ -158,8 +158,13 @@ describe('command routing: typed arguments and usage', () => {
   });
 
   it('a bad argument replies the rule it broke and the usage line', async () => {
+    // Viewer_val is one chatter throughout, told a command's usage once per 30 s: each line here is
+    // in a window of its own.
+    await test.clock.advance(30_000);
     expect(await say(test, '!give bob lots')).toEqual(['@Viewer_val amount must be a whole number from 1 to 100. Usage: !give <who> <amount> [note...]']);
+    await test.clock.advance(30_000);
     expect(await say(test, '!give bob 101')).toEqual(['@Viewer_val amount must be a whole number from 1 to 100. Usage: !give <who> <amount> [note...]']);
+    await test.clock.advance(30_000);
     expect(await say(test, '!give b-o-b 1')).toEqual(['@Viewer_val who must be a Twitch name. Usage: !give <who> <amount> [note...]']);
   });
 

@@ -5,6 +5,18 @@ import type { ChatTags } from '../../src/host/chat-transport.ts';
 export const ROOM_ID = '40286300';
 let nextUserId = 500_000;
 let nextMessage = 0;
+// One Twitch user id per login, as on Twitch: `viewerTags('ann')` twice is the same Ann, so a
+// test of a per-user cooldown or of a viewer's state sees one chatter, not two.
+const userIds = new Map<string, string>();
+
+function userIdOf(login: string): string {
+  let id = userIds.get(login);
+  if (id === undefined) {
+    id = String(++nextUserId);
+    userIds.set(login, id);
+  }
+  return id;
+}
 
 function badgeTags(badges: Record<string, string> | null): Pick<ChatTags, 'badges' | 'badges-raw'> {
   return {
@@ -13,7 +25,10 @@ function badgeTags(badges: Record<string, string> | null): Pick<ChatTags, 'badge
   };
 }
 
-/** A PRIVMSG's tags from `login` (an ordinary viewer unless `overrides` say otherwise). */
+/**
+ * A PRIVMSG's tags from `login` (an ordinary viewer unless `overrides` say otherwise): a new
+ * message id each time, and the login's own user id, the same on every call.
+ */
 export function chatTags(login: string, overrides: Partial<ChatTags> = {}): ChatTags {
   return {
     'badge-info': null,
@@ -31,7 +46,7 @@ export function chatTags(login: string, overrides: Partial<ChatTags> = {}): Chat
     subscriber: false,
     'tmi-sent-ts': '1700000000000',
     turbo: false,
-    'user-id': String(++nextUserId),
+    'user-id': userIdOf(login),
     'user-type': '',
     'emotes-raw': null,
     'badge-info-raw': null,

@@ -48,6 +48,12 @@ describe('example-dice', () => {
     expect(test.host.plugins[0]!.error).toContain('plugins.example-dice.defaultSides: defaultSides must not be above maxSides');
   });
 
+  it('a misspelt setting names the one meant, as the config\'s own keys do', async () => {
+    const test = await start({ maxSide: 20 });
+    expect(test.host.plugins[0]).toMatchObject({ state: 'failed' });
+    expect(test.host.plugins[0]!.error).toContain('plugins.example-dice: unknown key "maxSide" (did you mean "maxSides"?); allowed keys: maxSides, defaultSides');
+  });
+
   it('the lucky-roll reward rolls a d20 in chat and is fulfilled', async () => {
     const test = await start();
     const result = await test.host.handleRedemption({

@@ -1,6 +1,7 @@
 // A config file that cannot be used: one error listing every problem, each with the dotted path
 // inside the file (and its line when known) and what the key allows, so one edit fixes them all.
 import type { z } from 'zod';
+import { closestName } from '../host/closest-name.ts';
 
 export interface ConfigIssue {
   /** Dotted path inside the file, e.g. `http.port`; `(top level)` for the whole document. */
@@ -144,6 +145,7 @@ interface SchemaDef {
   entries?: Readonly<Record<string, unknown>>;
   format?: string;
   checks?: readonly { _zod: { def: { format?: string } } }[];
+  shape?: Readonly<Record<string, unknown>>;
 }
 interface Schema {
   _zod: { def: SchemaDef };
@@ -222,6 +224,17 @@ const FORMATS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * `unknown key "hots" (did you mean "host"?); allowed keys: host, port`: a typo of one allowed key
+ * is named, since the list alone leaves it to find. Without `allowed`, the keys alone.
+ */
+export function unknownKeysMessage(keys: readonly string[], allowed?: readonly string[]): string {
+  const named = `unknown key${keys.length === 1 ? '' : 's'} ${keys.map((key) => `"${key}"`).join(', ')}`;
+  if (allowed === undefined || allowed.length === 0) return named;
+  const meant = keys.length === 1 ? closestName(keys[0]!, allowed) : undefined;
+  return `${named}${meant === undefined ? '' : ` (did you mean "${meant}"?)`}; allowed keys: ${allowed.join(', ')}`;
+}
+
+/**
  * Per-parse wording for issues the schema does not word itself: what the key allows, in the
  * terms of a YAML file. Every issue code gets a wording, so zod's own (developer) messages,
  * like "expected record, received number", never reach a config error.
@@ -288,7 +301,8 @@ export function configIssueWording(issue: z.core.$ZodRawIssue): string | undefin
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}`;
     case 'unrecognized_keys':
-      return `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+      // A plugin's z.strictObject gets the config's own wording: the key meant, the keys allowed.
+      return unknownKeysMessage(issue.keys, isSchema(issue.inst) && issue.inst._zod.def.shape !== undefined ? Object.keys(issue.inst._zod.def.shape) : undefined);
     case 'invalid_union': {
       if ('discriminator' in issue && typeof issue.discriminator === 'string' && Array.isArray(issue.options)) {
         return `must be one of ${issue.options.map((option) => JSON.stringify(option)).join(', ')}`;

@@ -2,19 +2,14 @@
 // terms ("must be a whole number from 1 to 65535", "unknown key ...; allowed keys: ...").
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { closestName } from '../host/closest-name.ts';
+import { unknownKeysMessage } from './config-error.ts';
 
 /** A mapping that refuses unknown keys (typos) and names the keys it allows. */
 export function section<Shape extends z.ZodRawShape>(shape: Shape) {
-  const allowed = Object.keys(shape).join(', ');
+  const allowed = Object.keys(shape);
   return z.strictObject(shape, {
     error: (issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        const keys = issue.keys.map((key) => `"${key}"`).join(', ');
-        // A typo of one allowed key ("chanel", "hots") is named: the list alone leaves it to find.
-        const meant = issue.keys.length === 1 ? closestName(issue.keys[0]!, Object.keys(shape)) : undefined;
-        return `unknown key${issue.keys.length === 1 ? '' : 's'} ${keys}${meant === undefined ? '' : ` (did you mean "${meant}"?)`}; allowed keys: ${allowed}`;
-      }
+      if (issue.code === 'unrecognized_keys') return unknownKeysMessage(issue.keys, allowed);
       if (issue.code === 'invalid_type') return 'must be a mapping (indented "key: value" lines)';
       return undefined;
     },

@@ -69,7 +69,9 @@ const CASES: [string, z.ZodType, unknown, string[]][] = [
   ['a refinement without a message', z.object({ n: z.number().refine((n) => n % 2 === 0) }), { n: 3 }, ['n: is not an allowed value (got 3)']],
   ['a record key', z.object({ m: z.record(z.string().regex(/^x/), z.number()) }), { m: { y: 1 } },
     ['m.y: is not an allowed key: must match the pattern /^x/']],
-  ['an unknown key', z.strictObject({ a: z.number() }), { a: 1, b: 2 }, ['(top level): unknown key "b"']],
+  ['an unknown key', z.strictObject({ a: z.number() }), { a: 1, b: 2 }, ['(top level): unknown key "b"; allowed keys: a']],
+  ['a misspelt key of a plugin\'s strictObject', z.object({ shop: z.strictObject({ maxSides: z.number(), defaultSides: z.number() }) }),
+    { shop: { maxSides: 1, defaultSides: 1, maxSide: 2 } }, ['shop: unknown key "maxSide" (did you mean "maxSides"?); allowed keys: maxSides, defaultSides']],
 ];
 
 describe('config and plugin-settings problems', () => {

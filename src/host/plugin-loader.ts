@@ -93,6 +93,21 @@ function syntaxErrorPlace(error: unknown): string | undefined {
   return caret === undefined ? place : `${place}:${caret.indexOf('^') + 1}`;
 }
 
+/**
+ * The other common slip: a file imported without its extension (`.../src/sdk`), which Node's
+ * module loader does not add, though TypeScript's editors and vitest's resolver do.
+ */
+function extensionHint(text: string): string {
+  const found = /Cannot find module '([^']+)' imported from (\S+)/.exec(text);
+  if (found === null) return '';
+  const [, specifier, importer] = found as unknown as [string, string, string];
+  if (!/^(\.{1,2}\/|\/|file:)/.test(specifier)) return '';
+  const importerPath = importer.startsWith('file:') ? fileURLToPath(importer) : importer;
+  const target = specifier.startsWith('file:') ? fileURLToPath(specifier) : resolve(importerPath, '..', specifier);
+  const suffix = ['.ts', '.js', '.mjs', '/index.ts'].find((candidate) => existsSync(`${target}${candidate}`));
+  return suffix === undefined ? '' : `; Node needs the whole file name in an import: '${specifier}${suffix}'`;
+}
+
 /** Imports the entry and checks its default export. */
 export async function importPlugin(name: string, entry: string): Promise<PluginDefinition> {
   let module: { default?: unknown };
@@ -102,7 +117,7 @@ export async function importPlugin(name: string, entry: string): Promise<PluginD
     const place = syntaxErrorPlace(error);
     // The commonest TypeScript slip: a type imported as a value, which type stripping leaves in.
     const missing = /does not provide an export named '([^']+)'/.exec(errorText(error))?.[1];
-    const hint = missing === undefined ? '' : `; if ${missing} is a type, import it with \`import type { ${missing} }\``;
+    const hint = missing === undefined ? extensionHint(errorText(error)) : `; if ${missing} is a type, import it with \`import type { ${missing} }\``;
     throw new PluginLoadError(`${entry} could not be loaded: ${errorText(error)}${place === undefined ? '' : ` (at ${place})`}${hint}`, { cause: error });
   }
   const definition = module.default as Partial<PluginDefinition> | undefined;

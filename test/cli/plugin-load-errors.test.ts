@@ -24,6 +24,8 @@ enum Colour { Red }
 export default definePlugin({ name: 'enumed', setup() {} });` },
   typed: { 'index.ts': `import { definePlugin, PluginContext } from ${SDK};
 export default definePlugin({ name: 'typed', setup(ctx: PluginContext) {} });` },
+  noext: { 'index.ts': `import { definePlugin } from ${JSON.stringify(SDK_PATH.replace(/\.ts$/, ''))};
+export default definePlugin({ name: 'noext', setup() {} });` },
 };
 
 describe('chatskin start: a plugin whose source does not load', () => {
@@ -33,18 +35,21 @@ describe('chatskin start: a plugin whose source does not load', () => {
     mkdirSync(join(plugins, name), { recursive: true });
     for (const [file, source] of Object.entries(files)) writeFileSync(join(plugins, name, file), source);
   }
-  writeFileSync(config, `pluginDirs: [${JSON.stringify(plugins)}]\nplugins: { typo: {}, helper: {}, enumed: {}, typed: {} }\n`, { flag: 'a' });
+  writeFileSync(config, `pluginDirs: [${JSON.stringify(plugins)}]\nplugins: { typo: {}, helper: {}, enumed: {}, typed: {}, noext: {} }\n`, { flag: 'a' });
   let host: RunningHost;
   afterAll(async () => { await host?.stop('SIGKILL'); });
 
-  it('says the file, line and column of a syntax error, and to use import type for a type imported as a value', async () => {
+  it('says the file, line and column of a syntax error, to use import type for a type imported as a value, and the file name an import left out', async () => {
     host = await startHost(config, { cwd: dir });
     await expect.poll(() => host.stdout()).toMatch(/Plugin typed is off/);
+    await expect.poll(() => host.stdout()).toMatch(/Plugin noext is off/);
     const off = (name: string) => host.stdout().split('\n').find((line) => line.includes(`Plugin ${name} is off:`)) ?? '';
     const entry = (name: string) => join(plugins, name, 'index.ts');
     expect(off('typo')).toContain(`${entry('typo')} could not be loaded: Expected ',', got '}' (at ${entry('typo')}:4:3)`);
     expect(off('helper')).toMatch(new RegExp(`could not be loaded: .* \\(at ${join(plugins, 'helper', 'twice.ts')}:2:\\d+\\)`));
     expect(off('enumed')).toContain(`could not be loaded: TypeScript enum is not supported in strip-only mode (at ${entry('enumed')}:2:1)`);
+    expect(off('noext')).toContain(`Cannot find module '${SDK_PATH.replace(/\.ts$/, '')}'`);
+    expect(off('noext')).toContain(`; Node needs the whole file name in an import: '${SDK_PATH}'`);
     expect(off('typed')).toMatch(/does not provide an export named 'PluginContext' \(at file:\S+typed\/index\.ts:1:\d+\); if PluginContext is a type, import it with `import type \{ PluginContext \}`/);
   });
 });

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
 import type { CommandDefinition, PluginContext, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
+import { REWARD_KEY_PATTERN } from '../config/config-schema.ts';
 import { sendMention } from './split-message.ts';
 
 export interface PluginContextOptions {
@@ -42,8 +43,6 @@ function switchableOverlay(overlay: OverlayStyleClient, isOff: () => boolean, na
   });
 }
 
-const REWARD_KEY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
-
 export function createPluginContext(options: PluginContextOptions): PluginContext {
   const { isOff, name } = options;
   const say = (channel: string, text: string): Promise<ReplyOutcome> => {
@@ -72,7 +71,7 @@ export function createPluginContext(options: PluginContextOptions): PluginContex
       options.registerCommand(definition);
     },
     onRedemption(rewardKey: string, handler: RedemptionHandler) {
-      if (typeof rewardKey !== 'string' || !REWARD_KEY.test(rewardKey)) {
+      if (typeof rewardKey !== 'string' || !REWARD_KEY_PATTERN.test(rewardKey)) {
         throw new TypeError(`reward key ${JSON.stringify(rewardKey)} must be 1 to 100 letters, digits, _ . : or -`);
       }
       if (typeof handler !== 'function') throw new TypeError(`reward ${rewardKey}: the handler must be a function`);

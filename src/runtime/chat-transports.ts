@@ -7,7 +7,7 @@ import {
   createLocalChatTransport, createTwitchChatTransport, createViewerRegistrationFilter, createViewerRegistrationQueue,
   overlayChatEventOf, registerLocalChatSayRoute, twitchChatOptionsFromConfig, viewerIdentityOf,
 } from '../adapters/index.ts';
-import type { LocalChatTransport, TwitchChatTransport } from '../adapters/index.ts';
+import type { LocalChatOptions, LocalChatTransport, TwitchChatTransport } from '../adapters/index.ts';
 import type { Config } from '../config/index.ts';
 import { normalizeChannel } from '../host/index.ts';
 import type { ChatTransport } from '../host/index.ts';
@@ -23,6 +23,8 @@ export interface ChatTransportDeps {
   app: FastifyInstance;
   stdin: NodeJS.ReadableStream | null | undefined;
   stdout: { write(text: string): unknown };
+  /** Runs a redemption typed in the local chat (`/redeem`) through the plugins; used only while Twitch chat is off. */
+  redeem: NonNullable<LocalChatOptions['redeem']>;
 }
 
 export interface StartedTransports {
@@ -50,6 +52,8 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
       viewerIds: twitch === null,
       // Nor without it: a login a viewer already holds is spoken as that viewer, not taken.
       knownViewerId: (login) => knownViewerIdOf(deps.service, login),
+      // Beside Twitch chat, rewards are redeemed there, by real viewers.
+      redeem: twitch === null ? deps.redeem : undefined,
       logger,
     })
     : null;

@@ -113,9 +113,13 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     const overlayClient = createOverlayClientFromConfig(config.service, {
       bundled: { operations: service, accountId: account.id }, logger: logger.child({ component: 'overlay-client' }),
     });
+    // The host is made after the transports (it needs their list); the local chat reads no line
+    // before transports.start(), by when it is there.
+    let running: Host | null = null;
     const transports = createChatTransports(config, {
       logger, service, gateway, account, app,
       stdin: options.stdin, stdout: options.stdout ?? process.stdout,
+      redeem: (redemption) => (running === null ? Promise.reject(new Error('the host is not running yet')) : running.handleRedemption(redemption)),
     });
     // Cleanups run last first: the host stops routing and lets running commands finish (their
     // replies still reach chat) before chat disconnects, then sockets and the database close.
@@ -128,6 +132,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     });
     cleanups.push(() => host.stop());
     parts.host = host;
+    running = host;
 
     // Past this, Node closes a new connection at once: many idle or slow clients cannot use up the
     // process's open files, which the database and the chat connection need too.

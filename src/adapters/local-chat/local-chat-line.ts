@@ -6,7 +6,9 @@
 //   /as alice hello                as alice; /as alice /vip hi combines both
 //   /me waves                      an action, as Twitch's /me: shown, never a command
 //   //slash at the start           "/slash at the start", as text
+//   /redeem unlock-neon            redeem the reward unlock-neon, as on Twitch (/as alice /redeem ...)
 //   /help                          the syntax
+import { REWARD_KEY_PATTERN } from '../../config/config-schema.ts';
 import { CHAT_MESSAGE_MAX_LENGTH } from '../../host/chat-transport.ts';
 import type { ChatRole } from '../../host/chat-roles.ts';
 import { toChatLine } from '../../host/split-message.ts';
@@ -14,6 +16,8 @@ import { LOCAL_LOGIN, roleOfWord } from './local-chat-chatter.ts';
 
 export type LocalChatLine =
   | { kind: 'message'; text: string; login: string | null; role: ChatRole | null; action?: true }
+  /** A channel-point redemption of the reward `rewardKey` (a key of twitch.rewards), with what the viewer typed. */
+  | { kind: 'redeem'; rewardKey: string; input: string; login: string | null; role: ChatRole | null }
   | { kind: 'help' }
   | { kind: 'empty' }
   | { kind: 'error'; message: string };
@@ -23,6 +27,7 @@ export const LOCAL_CHAT_SYNTAX = [
   '  /mod TEXT, /vip TEXT, /sub TEXT, /broadcaster TEXT, /viewer TEXT   as that role',
   '  /as LOGIN TEXT                                                     as another chatter (combine: /as alice /vip hi)',
   '  /me TEXT                                                           an action, as on Twitch: no command runs from it',
+  '  /redeem KEY [TEXT]                                                 redeem the channel-point reward KEY (its plugin runs; with Twitch off)',
   '  //TEXT                                                             text that starts with /',
 ].join('\n');
 
@@ -41,6 +46,7 @@ export function parseLocalChatLine(line: string): LocalChatLine {
     if (name === 'help' || name === '?') return { kind: 'help' };
     // Twitch's /me: the rest, prefixes and all, is what the chatter does (the last prefix).
     if (name === 'me') return messageOf(after, login, role, true);
+    if (name === 'redeem') return redemptionOf(after, login, role);
     if (name === 'as') {
       const [, who = '', text = ''] = /^(\S*)\s*(.*)$/.exec(after) ?? [];
       if (who === '' || who.startsWith('/')) return { kind: 'error', message: '/as needs a login: /as alice hello' };
@@ -59,6 +65,13 @@ export function parseLocalChatLine(line: string): LocalChatLine {
     rest = after;
   }
   return messageOf(rest, login, role, false);
+}
+
+function redemptionOf(rest: string, login: string | null, role: ChatRole | null): LocalChatLine {
+  const [, rewardKey = '', input = ''] = /^(\S*)\s*([\s\S]*)$/.exec(rest.trim()) ?? [];
+  if (rewardKey === '') return { kind: 'error', message: '/redeem needs a reward key: /redeem unlock-neon (the keys of twitch.rewards)' };
+  if (!REWARD_KEY_PATTERN.test(rewardKey)) return { kind: 'error', message: `/redeem ${rewardKey}: a reward key is 1 to 100 letters, digits, _ . : or -` };
+  return { kind: 'redeem', rewardKey, input: input.trim(), login, role };
 }
 
 function messageOf(rest: string, login: string | null, role: ChatRole | null, action: boolean): LocalChatLine {

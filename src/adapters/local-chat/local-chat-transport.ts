@@ -7,6 +7,7 @@
 // its login in the store, when `knownViewerId` knows one: a made-up id must never take a real
 // viewer's login (a sign-in moves a login to the id that signs in with it, as a Twitch rename).
 // That look-up is async, so lines are sent one at a time, in the order they came.
+import { randomUUID } from 'node:crypto';
 import type { Transform } from 'node:stream';
 import split2 from 'split2';
 import type { Logger } from 'pino';
@@ -14,6 +15,8 @@ import { pino } from 'pino';
 import type { ChatRole } from '../../host/chat-roles.ts';
 import { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel } from '../../host/chat-transport.ts';
 import type { ChatTransport } from '../../host/chat-transport.ts';
+import type { RedemptionResult } from '../../host/host.ts';
+import type { RedemptionEvent } from '../../host/plugin-api.ts';
 import { toChatLine } from '../../host/split-message.ts';
 import { createChatListeners } from '../chat-listeners.ts';
 import { LOCAL_LOGIN, resolveLocalChatter } from './local-chat-chatter.ts';
@@ -50,6 +53,12 @@ export interface LocalChatOptions {
    * warning is logged. None: made-up ids as they are.
    */
   knownViewerId?: (login: string) => Promise<string | null>;
+  /**
+   * Runs a channel-point redemption typed as `/redeem KEY [TEXT]` through the plugins (the host's
+   * handleRedemption), as a Twitch redemption would be; its outcome is printed. None: `/redeem`
+   * says it is not available (beside Twitch chat, rewards are redeemed on Twitch).
+   */
+  redeem?: (redemption: RedemptionEvent) => Promise<RedemptionResult>;
   logger?: Logger;
 }
 
@@ -173,6 +182,26 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     return emitLine(speaker, text, action);
   };
 
+  /** A typed `/redeem` (in its turn): the redemption's outcome is printed. */
+  const redeemTyped = async (chatter: LocalChatter, rewardKey: string, input: string): Promise<void> => {
+    if (options.redeem === undefined) {
+      print('local chat: /redeem works while Twitch chat is off; with it on, channel-point rewards are redeemed on Twitch');
+      return;
+    }
+    const viewer = await asKnownViewer(chatter);
+    // The chatter as their chat lines name them.
+    const tags = localChatTags(viewer, tagsContext);
+    const redemption: RedemptionEvent = {
+      id: `local-${randomUUID()}`, rewardKey, channel, input, attempt: 1,
+      user: { id: String(tags['user-id']), login: viewer.login, displayName: String(tags['display-name']) },
+    };
+    print(`${viewer.login} redeemed ${rewardKey}${input === '' ? '' : `: ${input}`}`);
+    const result = await options.redeem(redemption);
+    print(result.outcome === 'unhandled'
+      ? `local chat: no running plugin handles the reward "${rewardKey}" (a plugin takes it with ctx.onRedemption("${rewardKey}", ...)); on Twitch it would be refunded`
+      : `local chat: plugin ${result.plugin} ${result.outcome === 'fulfill' ? 'fulfilled' : 'refunded'} the redemption of ${rewardKey}`);
+  };
+
   /** Handles a typed line (in its turn): problems are printed. */
   const handleTyped = async (line: string): Promise<void> => {
     const parsed = parseLocalChatLine(line);
@@ -186,6 +215,7 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
       case 'error':
         print(`local chat: ${parsed.message}`);
         return;
+      case 'redeem':
       case 'message': {
         let chatter: LocalChatter;
         try {
@@ -195,7 +225,8 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
           print(`local chat: ${error.message}`);
           return;
         }
-        await send(chatter, parsed.text, false, parsed.action === true);
+        if (parsed.kind === 'redeem') await redeemTyped(chatter, parsed.rewardKey, parsed.input);
+        else await send(chatter, parsed.text, false, parsed.action === true);
       }
     }
   };

@@ -25,6 +25,13 @@ describe('local chat line syntax', () => {
     expect(parseLocalChatLine(line)).toEqual({ kind: 'message', ...expected });
   });
 
+  it.each([
+    ['/redeem unlock-neon', { rewardKey: 'unlock-neon', input: '', login: null, role: null }],
+    ['/as alice /REDEEM song:request  Never Gonna ', { rewardKey: 'song:request', input: 'Never Gonna', login: 'alice', role: null }],
+  ])('%j is a redemption', (line, expected) => {
+    expect(parseLocalChatLine(line)).toEqual({ kind: 'redeem', ...expected });
+  });
+
   it('asks for nothing on an empty line and shows the syntax for /help', () => {
     expect(parseLocalChatLine('   ')).toEqual({ kind: 'empty' });
     expect(parseLocalChatLine('/help')).toEqual({ kind: 'help' });
@@ -40,6 +47,8 @@ describe('local chat line syntax', () => {
     ['/ban troll', 'unknown prefix /ban'],
     ['/mod', 'nothing to say after the prefixes'],
     ['/me ', 'nothing to say after /me'],
+    ['/redeem', '/redeem needs a reward key'],
+    ['/redeem -bad', 'a reward key is 1 to 100 letters'],
   ])('refuses %j with a message that says why', (line, message) => {
     const parsed = parseLocalChatLine(line);
     expect(parsed.kind).toBe('error');

@@ -146,6 +146,16 @@ describe('local chat through the host', () => {
     ]);
   });
 
+  it('answers /redeem beside Twitch chat (no redeem given) with where rewards are redeemed, and sends no chat line', async () => {
+    const printed: string[] = [];
+    const chat = createLocalChatTransport({ channel: 'streamer', output: { write: (text: string) => printed.push(text) } });
+    const recorder = recordChatEvents(chat);
+    cleanups.push(() => recorder.stop());
+    await chat.typeLine('/as alice /redeem unlock-neon');
+    expect(printed).toEqual(['local chat: /redeem works while Twitch chat is off; with it on, channel-point rewards are redeemed on Twitch\n']);
+    expect(recorder.events).toEqual([]);
+  });
+
   it("on a channel named chatskin the bot is chatskin_bot, so the broadcaster's lines are not taken for the bot's own", async () => {
     const printed: string[] = [];
     const chat = createLocalChatTransport({ channel: 'chatskin', output: { write: (text: string) => printed.push(text) } });

@@ -101,6 +101,7 @@ export function parsePostedLine(line: string): { text: string; action: boolean }
   if (name === 'as') {
     return { error: '/as picks the chatter in the terminal only: give the login apart here (chatskin chat say --as LOGIN; the login field on the chat page)' };
   }
+  if (name === 'redeem') return { error: '/redeem is typed in the terminal chatskin runs in (its local chat), not posted as a chat line' };
   if (roleOfWord(name) !== null) {
     return { error: `/${word} picks the role in the terminal only: give it apart here (chatskin chat say --role ${name}; the role list on the chat page)` };
   }

@@ -87,6 +87,8 @@ describe(`POST ${LOCAL_CHAT_SAY_PATH}`, () => {
     ['another slash word', { text: '/ban troll' }, 'text',
       'The text is refused: a line starting with /ban is a command on Twitch, never chat text: start it with // to say it as text.'],
     ['a /me with nothing after it', { text: '/me  ' }, 'text', 'The text is refused: nothing to say after /me.'],
+    ['a /redeem', { text: '/redeem unlock-neon' }, 'text',
+      'The text is refused: /redeem is typed in the terminal chatskin runs in (its local chat), not posted as a chat line.'],
   ])('refuses %s with 422 naming the field', async (_label, body, field, message) => {
     const since = recorder.events.length;
     const response = await post(body);

@@ -1,7 +1,8 @@
 // The skin-shop plugin in the real host over a memory chat, against the bundled service on SQLite
 // (the Twitch side is in test/redemptions). Redemptions come in through host.handleRedemption, as
 // the redemption pipeline hands them over.
-import { afterEach, describe, expect, it } from 'vitest';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OverlayStyleError } from '../../src/client/overlay-style-error.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
@@ -296,5 +297,40 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
     expect(proxy.dropped).toBe(2);
     expect(outcome).toBe('fulfill');
     expect(test.said()).toEqual([`@Viewer_One the ${world.globalSkin.name} skin is yours!`]);
+  });
+
+  // The client's first attempt made the grant and lost its answer; its repeat met the service
+  // refusing (503: another program held the database), and the client gave up with that 503. A
+  // 503 alone changed nothing, but the call as a whole may have: the grant is this redemption's.
+  it('over HTTP, fulfils an unlock whose first attempt lost its answer and whose repeat the service refused (503)', async () => {
+    const world = await httpWorld();
+    closers.push(() => world.close());
+    const proxy = await startAnswerDroppingProxy(world.baseUrl);
+    closers.push(() => proxy.close());
+    const agent = new Agent();
+    closers.push(() => agent.close());
+    // The repeat waits 150 to 300 ms: time to take the database's write lock before it.
+    const client = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: world.apiKey, dispatcher: agent, maxRetries: 1, backoff: { baseDelayMs: 300, maxDelayMs: 300 } });
+    const test = await startTestHost({
+      builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client,
+      config: { plugins: { 'skin-shop': { rewards: { global: { skinId: world.globalSkin.id } }, attempts: 1, retryDelayMs: 0 } } },
+    });
+    closers.push(() => test.host.stop());
+    const holder = new DatabaseSync(world.dbPath);
+    closers.push(async () => {
+      if (holder.isTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    });
+    proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
+    const user = { id: world.viewer.userId, login: world.viewer.login, displayName: 'Viewer_One' };
+    const handled = test.host.handleRedemption({ id: 'lost-then-busy', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
+    await vi.waitFor(() => expect(proxy.dropped).toBe(1), { timeout: 5_000, interval: 1 });
+    holder.exec('BEGIN IMMEDIATE');
+    const { outcome } = await handled;
+    holder.exec('ROLLBACK');
+    await settle();
+    expect(outcome).toBe('fulfill');
+    expect(test.said()).toEqual([`@Viewer_One the ${world.globalSkin.name} skin is yours!`]);
+    expect((await world.client.listViewerSkins(world.viewer.login)).map((skin) => skin.id)).toEqual([world.globalSkin.id]);
   });
 });

@@ -65,12 +65,13 @@ function isTransient(error: unknown): boolean {
 
 /**
  * A failure after which the service may still have done the request, its answer lost on the way:
- * no answer at all, or one from something in between (502, 504). The service's own refusals
- * (429, 500, 503) changed nothing.
+ * no answer at all, or one from something in between (502, 504), or any failure after an earlier
+ * attempt of the client's lost its answer (afterLostAnswer). The service's own refusals (429,
+ * 500, 503) to the only attempt changed nothing.
  */
 function mayHaveBeenDone(error: unknown): boolean {
   if (!isOverlayStyleError(error)) return false;
-  return error.kind === 'network' || error.kind === 'timeout' || error.status === 502 || error.status === 504;
+  return error.afterLostAnswer || error.kind === 'network' || error.kind === 'timeout' || error.status === 502 || error.status === 504;
 }
 
 function fill(template: string, values: Record<string, string>): string {

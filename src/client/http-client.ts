@@ -330,16 +330,32 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     await sleep(waitMs);
   }
 
-  /** Sends `call`, retrying as the policy allows; resolves with a 2xx answer. */
+  /**
+   * Sends `call`, retrying as the policy allows; resolves with a 2xx answer. An error thrown after
+   * an attempt whose answer was lost says so (OverlayStyleError.afterLostAnswer): the request may
+   * have been done although the last attempt's failure, a 503 say, did nothing.
+   */
   async function send(call: Call): Promise<Answer> {
+    // An attempt failed in a way that may have left the request done (see Answer.afterLostAnswer).
+    const lost = { answer: false };
+    try {
+      return await sendAttempts(call, lost);
+    } catch (error) {
+      if (!lost.answer || !(error instanceof OverlayStyleError) || error.afterLostAnswer) throw error;
+      throw new OverlayStyleError({
+        status: error.status, message: error.message, kind: error.kind, errors: error.errors, retryAfter: error.retryAfter,
+        afterLostAnswer: true, cause: error.cause,
+      });
+    }
+  }
+
+  async function sendAttempts(call: Call, lost: { answer: boolean }): Promise<Answer> {
     // The calls go one at a time, in the order they were made (call-line.ts).
     const order = ++calls;
     // Retries used: after a failed attempt, and for each closure of the line waited through.
     let retry = 0;
     // Whether the line's closure under way is the one this call's own 429 started (counted already).
     let paid = false;
-    // An attempt failed in a way that may have left the request done (see Answer.afterLostAnswer).
-    let lostAnswer = false;
     for (;;) {
       const entry = await line.enter(order, policy.maxRetries - retry, paid,
         (waitMs) => logWait(call, waitMs, 'an earlier call was answered 429 (rate limiting)'));
@@ -355,7 +371,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         if (!(failure instanceof AttemptFailure)) throw failure;
         const mayRepeat = failure.retryable && (call.idempotent || !failure.maybeSent);
         if (!canRetry || !mayRepeat) throw failure.error;
-        if (failure.maybeSent) lostAnswer = true;
+        if (failure.maybeSent) lost.answer = true;
         await waitToRetry(call, backoffDelayMs(retry, policy), failure.reason);
         retry += 1;
         continue;
@@ -364,7 +380,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       if (status >= 200 && status < 300) {
         entry.done('answered');
         keyRefusalLogged = false;
-        return lostAnswer ? { ...answer, afterLostAnswer: true } : answer;
+        return lost.answer ? { ...answer, afterLostAnswer: true } : answer;
       }
       const error = errorFromAnswer(call, answer);
       if (status === 401 && !keyRefusalLogged) logKeyRefusal(call, error);
@@ -386,7 +402,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       entry.done(status >= 500 ? 'failed' : 'answered');
       if (RETRYABLE_STATUSES.has(status) && call.idempotent && canRetry) {
         if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) throw error;
-        if (GATEWAY_STATUSES.has(status)) lostAnswer = true;
+        if (GATEWAY_STATUSES.has(status)) lost.answer = true;
         await waitToRetry(call, retryAfterMs ?? backoffDelayMs(retry, policy), `the service answered ${status}`);
         retry += 1;
         continue;

@@ -25,6 +25,8 @@ export interface OverlayStyleErrorInit {
   errors?: FieldErrors | undefined;
   /** Seconds, from a 429's or 503's Retry-After. */
   retryAfter?: number | undefined;
+  /** An earlier attempt of the call may have been carried out, its answer lost (HTTP client). */
+  afterLostAnswer?: boolean;
   cause?: unknown;
 }
 
@@ -36,6 +38,13 @@ export class OverlayStyleError extends Error {
   readonly errors: FieldErrors | undefined;
   /** Seconds the service asked to wait (Retry-After of a 429, or of a 503 for a busy database), when it said. */
   readonly retryAfter: number | undefined;
+  /**
+   * HTTP client only: an earlier attempt of this call failed in a way that may have left the
+   * request done (a timeout, a connection lost once sent, a 502 or 504 from something in
+   * between), and this error is a later attempt's. The call may have taken effect even so (an
+   * unlock's grant made): the error says only that the service did not confirm it.
+   */
+  readonly afterLostAnswer: boolean;
 
   constructor(init: OverlayStyleErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -44,6 +53,7 @@ export class OverlayStyleError extends Error {
     this.kind = init.kind ?? 'service';
     this.errors = init.errors;
     this.retryAfter = init.retryAfter;
+    this.afterLostAnswer = init.afterLostAnswer ?? false;
   }
 }
 

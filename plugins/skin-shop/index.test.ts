@@ -244,6 +244,28 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
     ]);
   });
 
+  /**
+   * skin-shop in a test host whose HTTP client reaches the bundled API server through the
+   * answer-dropping proxy; `client` the HTTP client's options, `shop` skin-shop's settings beside
+   * the reward of the global skin.
+   */
+  async function proxiedShop(client: { maxRetries: number; backoff?: { baseDelayMs: number; maxDelayMs: number } }, shop: Settings = {}) {
+    const world = await httpWorld();
+    closers.push(() => world.close());
+    const proxy = await startAnswerDroppingProxy(world.baseUrl);
+    closers.push(() => proxy.close());
+    const agent = new Agent();
+    closers.push(() => agent.close());
+    const overlayClient = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: world.apiKey, dispatcher: agent, ...client });
+    const test = await startTestHost({
+      builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient,
+      config: { plugins: { 'skin-shop': { rewards: { global: { skinId: world.globalSkin.id } }, retryDelayMs: 0, ...shop } } },
+    });
+    closers.push(() => test.host.stop());
+    const user = { id: world.viewer.userId, login: world.viewer.login, displayName: 'Viewer_One' };
+    return { world, proxy, test, user };
+  }
+
   // The service made the grant, then the connection dropped before its answer came: the repeat
   // (the client's, or skin-shop's own try after the client gave up) hears "already held". That
   // grant is this redemption's: refunding it would give the skin away and the points back.
@@ -251,20 +273,8 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
     ['the client sends the unlock again', 2],
     ['skin-shop tries the unlock again after the client gave up', 0],
   ])('over HTTP, fulfils an unlock whose answer was lost on the way back (%s), once, without a refund', async (_name, maxRetries) => {
-    const world = await httpWorld();
-    closers.push(() => world.close());
-    const proxy = await startAnswerDroppingProxy(world.baseUrl);
-    closers.push(() => proxy.close());
-    const agent = new Agent();
-    closers.push(() => agent.close());
-    const client = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: world.apiKey, dispatcher: agent, maxRetries, backoff: { baseDelayMs: 1, maxDelayMs: 1 } });
-    const test = await startTestHost({
-      builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client,
-      config: { plugins: { 'skin-shop': { rewards: { global: { skinId: world.globalSkin.id } }, retryDelayMs: 0 } } },
-    });
-    closers.push(() => test.host.stop());
+    const { world, proxy, test, user } = await proxiedShop({ maxRetries, backoff: { baseDelayMs: 1, maxDelayMs: 1 } });
     proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
-    const user = { id: world.viewer.userId, login: world.viewer.login, displayName: 'Viewer_One' };
     const { outcome } = await test.host.handleRedemption({ id: 'lost-answer', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
     await settle();
     expect(proxy.dropped).toBe(1);
@@ -278,20 +288,8 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
   });
 
   it('over HTTP, fulfils an unlock when every try lost its answer but the grant was made (the viewer\'s grants show it)', async () => {
-    const world = await httpWorld();
-    closers.push(() => world.close());
-    const proxy = await startAnswerDroppingProxy(world.baseUrl);
-    closers.push(() => proxy.close());
-    const agent = new Agent();
-    closers.push(() => agent.close());
-    const client = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: world.apiKey, dispatcher: agent, maxRetries: 0 });
-    const test = await startTestHost({
-      builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client,
-      config: { plugins: { 'skin-shop': { rewards: { global: { skinId: world.globalSkin.id } }, attempts: 2, retryDelayMs: 0 } } },
-    });
-    closers.push(() => test.host.stop());
+    const { world, proxy, test, user } = await proxiedShop({ maxRetries: 0 }, { attempts: 2 });
     for (let i = 0; i < 2; i++) proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
-    const user = { id: world.viewer.userId, login: world.viewer.login, displayName: 'Viewer_One' };
     const { outcome } = await test.host.handleRedemption({ id: 'all-lost', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
     await settle();
     expect(proxy.dropped).toBe(2);
@@ -303,26 +301,14 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
   // refusing (503: another program held the database), and the client gave up with that 503. A
   // 503 alone changed nothing, but the call as a whole may have: the grant is this redemption's.
   it('over HTTP, fulfils an unlock whose first attempt lost its answer and whose repeat the service refused (503)', async () => {
-    const world = await httpWorld();
-    closers.push(() => world.close());
-    const proxy = await startAnswerDroppingProxy(world.baseUrl);
-    closers.push(() => proxy.close());
-    const agent = new Agent();
-    closers.push(() => agent.close());
     // The repeat waits 150 to 300 ms: time to take the database's write lock before it.
-    const client = createHttpClient({ baseUrl: proxy.baseUrl, apiKey: world.apiKey, dispatcher: agent, maxRetries: 1, backoff: { baseDelayMs: 300, maxDelayMs: 300 } });
-    const test = await startTestHost({
-      builtInPluginDir: BUILT_IN_PLUGIN_DIR, overlayClient: client,
-      config: { plugins: { 'skin-shop': { rewards: { global: { skinId: world.globalSkin.id } }, attempts: 1, retryDelayMs: 0 } } },
-    });
-    closers.push(() => test.host.stop());
+    const { world, proxy, test, user } = await proxiedShop({ maxRetries: 1, backoff: { baseDelayMs: 300, maxDelayMs: 300 } }, { attempts: 1 });
     const holder = new DatabaseSync(world.dbPath);
     closers.push(async () => {
       if (holder.isTransaction) holder.exec('ROLLBACK');
       holder.close();
     });
     proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
-    const user = { id: world.viewer.userId, login: world.viewer.login, displayName: 'Viewer_One' };
     const handled = test.host.handleRedemption({ id: 'lost-then-busy', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
     await vi.waitFor(() => expect(proxy.dropped).toBe(1), { timeout: 5_000, interval: 1 });
     holder.exec('BEGIN IMMEDIATE');

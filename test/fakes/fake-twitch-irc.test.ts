@@ -20,6 +20,17 @@ function botClient(irc: FakeTwitchIrc, overrides: Partial<tmi.Options> = {}): tm
   return client;
 }
 
+/** The bot, and an anonymous reader of the same channel (to see what others are relayed), both joined. */
+async function botAndReader(irc: FakeTwitchIrc): Promise<{ client: tmi.Client; reader: tmi.Client }> {
+  const client = botClient(irc);
+  await client.connect();
+  await irc.waitForJoin('somechannel', { login: 'chatskinbot' });
+  const reader = botClient(irc, { identity: {} });
+  await reader.connect();
+  await irc.waitForJoin('somechannel', { login: reader.getUsername() });
+  return { client, reader };
+}
+
 function nextEvent<T extends unknown[]>(client: tmi.Client, event: string): Promise<T> {
   return new Promise((resolve) => client.once(event as never, ((...args: T) => resolve(args)) as never));
 }
@@ -233,13 +244,7 @@ describe('FakeTwitchIrc with the real tmi.js client', () => {
   });
 
   it('records what the bot says, answers with USERSTATE and relays it to other readers', async () => {
-    const client = botClient(irc);
-    await client.connect();
-    await irc.waitForJoin('somechannel', { login: 'chatskinbot' });
-
-    const reader = botClient(irc, { identity: {} });
-    await reader.connect();
-    await irc.waitForJoin('somechannel', { login: reader.getUsername() });
+    const { client, reader } = await botAndReader(irc);
     const relayed = nextEvent<[string, tmi.ChatUserstate, string, boolean]>(reader, 'message');
     const userstate = new Promise<Record<string, unknown>>((resolve) => {
       // raw_message is a real tmi.js event that @types/tmi.js does not list.
@@ -263,12 +268,7 @@ describe('FakeTwitchIrc with the real tmi.js client', () => {
   });
 
   it('reads a line starting with "/" or "." as a command, as Twitch does: /me is relayed as an action, any other refused with unrecognized_cmd', async () => {
-    const client = botClient(irc);
-    await client.connect();
-    await irc.waitForJoin('somechannel', { login: 'chatskinbot' });
-    const reader = botClient(irc, { identity: {} });
-    await reader.connect();
-    await irc.waitForJoin('somechannel', { login: reader.getUsername() });
+    const { client, reader } = await botAndReader(irc);
     const notice = nextEvent<[string, string, string]>(client, 'notice');
     const action = nextEvent<[string, tmi.ChatUserstate, string, boolean]>(reader, 'action');
 

@@ -130,6 +130,8 @@ export const CLOSE_CODES = Object.freeze({
   tooSlow: 4008,
   /** The overlay's token no longer names an overlay (deleted). */
   overlayGone: 4004,
+  /** The overlay's style could not be read for the socket's snapshot; the page reconnects. (Standard 1013 "try again later".) */
+  tryAgain: 1013,
 });
 
 /** Path of an overlay's page; its WebSocket is the same plus /ws (docs/push.md). */

@@ -99,6 +99,12 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
       // arrives in the same I/O phase joins this read (a reconnect storm makes a few reads, not one each).
       channel.queue = channel.queue.then(nextTurn).then(() => readAndSend(channel, pending)).catch((error: unknown) => {
         logger?.error({ err: error, overlayId: channel.overlayId }, 'overlay push failed');
+        // A socket waiting for this snapshot (a newcomer, or a page's resync) would wait for ever:
+        // it reconnects instead, and its new connection reads again.
+        for (const client of pending.newcomers) {
+          client.resyncing = false;
+          client.socket.close(CLOSE_CODES.tryAgain, 'The overlay could not be read; reconnect.');
+        }
       }).finally(() => { channel.reads--; });
     }
     if (cause !== null) channel.pending.causes.add(cause);

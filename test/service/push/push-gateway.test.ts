@@ -206,6 +206,21 @@ describe('push gateway', () => {
     socket.close();
   });
 
+  it('closes a socket whose snapshot could not be read with 1013 (try again), instead of leaving it waiting for ever', async () => {
+    const broken = await startPushTestServer();
+    try {
+      const socket = new OverlaySocket(broken.origin, broken.main.token);
+      await socket.nextOf('snapshot');
+      // The database goes away under the running server: the resync's read fails.
+      await broken.store.close();
+      socket.send({ type: 'resync' });
+      const closed = await socket.closed;
+      expect(closed).toMatchObject({ code: 1013 });
+    } finally {
+      await broken.close().catch(() => { /* its store is closed already */ });
+    }
+  });
+
   it("serves a newcomer's snapshot from the last read while the stored version is unchanged", async () => {
     const first = await connect(server.syncedB.token);
     const reads = server.gateway.stats().styleReads;

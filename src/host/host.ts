@@ -326,7 +326,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       }
       const log = logger.child({ plugin: registration.plugin, rewardKey: event.rewardKey, redemption: event.id });
       // Nothing can end a handler that never settles; its author at least learns whose it is. The
-      // redemption pipeline stops waiting for it at the same time (redemption-pipeline.ts).
+      // redemption pipeline stops waiting for it after its own handlerWaitMs (redemption-pipeline.ts; 30 s by default too).
       const slow = clock.schedule(() => log.warn({ waitedMs: REDEMPTION_HANDLER_WAIT_MS },
         `plugin ${registration.plugin}'s handler of reward ${event.rewardKey} has not finished after ${REDEMPTION_HANDLER_WAIT_MS / 1000} s: `
         + 'the redemption stays unfulfilled until it does'), REDEMPTION_HANDLER_WAIT_MS);

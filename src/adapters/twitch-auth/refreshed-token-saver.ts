@@ -22,7 +22,7 @@ export interface RefreshedTokenSaverOptions {
 }
 
 export interface RefreshedTokenSaver {
-  /** Saves the newest refreshed token; resolves once this first try is over, saved or not. */
+  /** Saves the newest refreshed token; resolves once this first try is over, saved or not (or passed over for a newer one). */
   save(token: StoredTwitchToken): Promise<void>;
   /** The file holds a newer token another process saved (`chatskin twitch auth`): ours is no longer tried. */
   superseded(): void;
@@ -51,7 +51,8 @@ export function createRefreshedTokenSaver(options: RefreshedTokenSaverOptions): 
 
   function attempt(token: StoredTwitchToken, again: boolean): Promise<void> {
     saving = saving.then(async () => {
-      if (again && token !== newest) return;
+      // A newer refresh is queued behind this one, or the file holds a token saved elsewhere since.
+      if (token !== newest) return;
       try {
         await writeTokenFile(file, token);
         if (token === newest) failure = null;

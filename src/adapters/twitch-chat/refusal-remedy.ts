@@ -1,8 +1,9 @@
-// What a Twitch refusal of the bot's line (NOTICE msg_*) needs for the same line to pass when the
-// reply queue sends it again. Slow mode, the rate limit and a short timeout pass with a wait; a
+// What a Twitch refusal of the bot's line (NOTICE msg_*, or unrecognized_cmd and its kin for a
+// line Twitch took for a command: notices.ts) needs for the same line to pass when the reply
+// queue sends it again. Slow mode, the rate limit and a short timeout pass with a wait; a
 // duplicate passes with a different text. The rest (banned, suspended, followers-, subscribers-
-// or emote-only, a verified phone or e-mail required, a long timeout) would only be refused
-// again, so those lines are logged and not re-sent.
+// or emote-only, a verified phone or e-mail required, a long timeout, a command) would only be
+// refused again, so those lines are logged and not re-sent.
 import type { RefusalRemedy } from '../../host/chat-transport.ts';
 
 /** Twitch says the wait in whole seconds; one more covers its rounding. */

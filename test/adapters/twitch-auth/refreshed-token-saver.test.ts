@@ -51,6 +51,16 @@ describe('the refreshed token saver', () => {
     expect((await readTokenFile(folder.file))?.accessToken).toBe('from-twitch-auth');
   });
 
+  it('does not write a save still queued over a token another process saved meanwhile', async () => {
+    const { saver } = setUp();
+    await writeTokenFile(folder.file, token('from-twitch-auth'));
+    // The refresh's save is queued; the watch takes the file's token over before it runs.
+    const queued = saver.save(token('refreshed'));
+    saver.superseded();
+    await queued;
+    expect((await readTokenFile(folder.file))?.accessToken).toBe('from-twitch-auth');
+  });
+
   it('saves refreshes one at a time in their order, so the file ends with the newest', async () => {
     const { saver } = setUp();
     for (let n = 1; n <= 20; n++) void saver.save(token(`refresh-${n}`));

@@ -37,6 +37,16 @@ function checkSeconds(what: string, value: unknown): number {
   return value;
 }
 
+/**
+ * What to do about a word two commands want: the second plugin's author renames theirs; the
+ * streamer, who may have written neither plugin, can instead turn the first one off.
+ */
+function takenRemedy(name: string, word: string, plugin: string, owner: string): string {
+  const rename = word === name ? `rename command ${name}` : `rename or drop the alias "${word}" of command ${name}`;
+  if (owner === plugin) return `${rename} in plugin ${plugin}`;
+  return `${rename} in plugin ${plugin}, or turn plugin ${owner} off in the config (plugins.${owner}.enabled: false)`;
+}
+
 export class CommandRegistry {
   readonly #byWord = new Map<string, RegisteredCommand>();
 
@@ -84,9 +94,7 @@ export class CommandRegistry {
       if (seen.has(word)) throw new TypeError(`command ${name}: "${word}" is listed twice`);
       seen.add(word);
       const owner = this.#byWord.get(word);
-      if (owner) {
-        throw new TypeError(`command ${name}: "${word}" is already taken by command ${owner.name} of plugin ${owner.plugin}`);
-      }
+      if (owner) throw new TypeError(`command ${name}: "${word}" is already taken by command ${owner.name} of plugin ${owner.plugin}; ${takenRemedy(name, word, plugin, owner.plugin)}`);
     }
     const command: RegisteredCommand = { plugin, name, aliases, args, role, bypass, cooldown, run: definition.run };
     for (const word of words) this.#byWord.set(word, command);

@@ -387,14 +387,29 @@ export default definePlugin({
     ]);
   });
 
-  it('a command name or alias already taken fails the second plugin, naming the owner', async () => {
+  it('a command name or alias already taken fails the second plugin, naming the owner and what to do', async () => {
     folders.add('first', answering('first', 'roll', 'first'));
     folders.add('second', `import { definePlugin } from SDK;
 export default definePlugin({ name: 'second', setup(ctx) { ctx.command({ name: 'dice', aliases: ['ROLL'], run: () => {} }); } });`);
-    const test = await hostWith({ first: {}, second: {} });
-    expect(test.host.plugins.find((plugin) => plugin.name === 'second')?.error)
-      .toBe('command dice: "roll" is already taken by command roll of plugin first');
+    folders.add('third', answering('third', 'Roll', 'third'));
+    const test = await hostWith({ first: {}, second: {}, third: {} });
+    const errors = Object.fromEntries(test.host.plugins.map((plugin) => [plugin.name, plugin.error]));
+    expect(errors.second).toBe('command dice: "roll" is already taken by command roll of plugin first; '
+      + 'rename or drop the alias "roll" of command dice in plugin second, or turn plugin first off in the config (plugins.first.enabled: false)');
+    expect(errors.third).toBe('command roll: "roll" is already taken by command roll of plugin first; '
+      + 'rename command roll in plugin third, or turn plugin first off in the config (plugins.first.enabled: false)');
     expect(await ask(test, '!roll')).toEqual(['@Viewer_val first']);
+  });
+
+  it('two commands of one plugin wanting the same word: the message says to rename one, not to turn the plugin off', async () => {
+    folders.add('greedy', `import { definePlugin } from SDK;
+export default definePlugin({ name: 'greedy', setup(ctx) {
+  ctx.command({ name: 'roll', run: () => {} });
+  ctx.command({ name: 'dice', aliases: ['roll'], run: () => {} });
+} });`);
+    const test = await hostWith({ greedy: {} });
+    expect(test.host.plugins[0]?.error).toBe('command dice: "roll" is already taken by command roll of plugin greedy; '
+      + 'rename or drop the alias "roll" of command dice in plugin greedy');
   });
 
   it('refuses, with a message saying what to fix: a missing folder, a folder without index, a bad export, a wrong name, a module that does not load', async () => {

@@ -6,6 +6,7 @@
 import { pino } from 'pino';
 import type { DestinationStream, Level, Logger } from 'pino';
 import { isSecretKey, REDACTED } from '../config/secret-key.ts';
+import { serializeLoggedError } from './logged-error.ts';
 import { RecentSet } from './recent-set.ts';
 
 export interface LoggerOptions {
@@ -78,7 +79,7 @@ export function createLogger(options: LoggerOptions): Logger {
       scrub = createScrubber([...configured, ...learned]);
     },
   };
-  return pino({ level: options.level, base: { name: 'chatskin' } }, destination);
+  return pino({ level: options.level, base: { name: 'chatskin' }, serializers: { err: serializeLoggedError } }, destination);
 }
 
 /**

@@ -50,6 +50,10 @@ describe('chatskin start: a plugin whose source does not load', () => {
     expect(off('enumed')).toContain(`could not be loaded: TypeScript enum is not supported in strip-only mode (at ${entry('enumed')}:2:1)`);
     expect(off('noext')).toContain(`Cannot find module '${SDK_PATH.replace(/\.ts$/, '')}'`);
     expect(off('noext')).toContain(`; Node needs the whole file name in an import: '${SDK_PATH}'`);
+    // The JSON log line says Node's message once in err.message (its stack, under err.stack, says where).
+    const logged = host.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { plugin?: string; err?: { message: string } })
+      .find((line) => line.plugin === 'noext' && line.err !== undefined);
+    expect(logged?.err?.message.split(`Cannot find module '${SDK_PATH.replace(/\.ts$/, '')}'`).length).toBe(2);
     expect(off('typed')).toMatch(/does not provide an export named 'PluginContext' \(at file:\S+typed\/index\.ts:1:\d+\); if PluginContext is a type, import it with `import type \{ PluginContext \}`/);
   });
 });

@@ -118,3 +118,26 @@ describe('createLogger: secrets never reach the log', () => {
     expect(entries[0]).toMatchObject({ channel: 'streamer', tokens: 3, keyboard: 'qwerty', msg: 'plain' });
   });
 });
+
+describe('createLogger: errors under err', () => {
+  it('says a cause once: a wrapper that quotes its cause keeps its message, one that does not gets the cause added', () => {
+    const { logger, entries } = captureLogs();
+    const node = new Error("Cannot find module '/opt/chatskin/src/sdk'");
+    logger.error({ err: new Error(`index.ts could not be loaded: ${node.message}`, { cause: node }) }, 'quoting');
+    logger.error({ err: new Error('setup failed', { cause: node }) }, 'not quoting');
+    const [quoting, notQuoting] = entries.map((entry) => entry.err as { message: string; stack: string });
+    expect(quoting!.message).toBe("index.ts could not be loaded: Cannot find module '/opt/chatskin/src/sdk'");
+    expect(quoting!.stack).toContain("caused by: Error: Cannot find module '/opt/chatskin/src/sdk'");
+    expect(notQuoting!.message).toBe("setup failed: Cannot find module '/opt/chatskin/src/sdk'");
+  });
+
+  it('leaves what is no error as it is, and a cause chain that loops ends', () => {
+    const { logger, entries } = captureLogs();
+    const looped = new Error('a') as Error & { cause?: unknown };
+    looped.cause = new Error('b', { cause: looped });
+    logger.error({ err: undefined }, 'nothing');
+    logger.error({ err: 'just text' }, 'text');
+    logger.error({ err: looped }, 'loop');
+    expect(entries.map((entry) => entry.err)).toEqual([undefined, 'just text', expect.objectContaining({ message: 'a: b' })]);
+  });
+});

@@ -428,6 +428,17 @@ export default definePlugin({ name: 'greedy', setup(ctx) {
     expect(test.host.plugins.every((plugin) => plugin.state === 'failed')).toBe(true);
   });
 
+  it("logs a plugin that fails to import with the import's error said once in err.message (its stack is under err.stack)", async () => {
+    folders.add('noext', `import { definePlugin } from '/nonexistent-chatskin/src/sdk.ts';
+export default definePlugin({ name: 'noext', setup() {} });`);
+    const test = await hostWith({ noext: {} });
+    const logged = test.logs.find((entry) => entry.level === LEVEL.error && entry.plugin === 'noext');
+    const err = logged?.err as { message: string; stack: string } | undefined;
+    expect(err?.message).toContain('could not be loaded: ');
+    expect(err?.message.split('/nonexistent-chatskin/src/sdk.ts').length).toBe(2);
+    expect(err?.stack).toMatch(/caused by: .*\/nonexistent-chatskin\/src\/sdk\.ts/);
+  });
+
   it('a misspelt plugin name names every folder searched and the plugin it may mean (where it is enabled is for the caller, which knows the file)', async () => {
     folders.add('hello', answering('hello', 'hi', 'x'));
     const test = await hostWith({ stlye: {}, helo: {} }, { pluginDirs: [folders.dir, '/nonexistent-plugin-dir'] }, { builtInPluginDir: BUILT_IN_PLUGIN_DIR });

@@ -36,6 +36,8 @@ export type { AnswerOptions } from './host/chat-answer.ts';
 export type { SettingSpec, SettingType } from './service/settings/catalog.ts';
 /** Checks a value against a setting's catalog entry (as the service does) and gives its stored form. */
 export { checkSettingValue } from './service/settings/setting-text.ts';
+/** What checkSettingValue gives: `{ ok: true, value }` (the stored form) or `{ ok: false, error }` (the service's message). */
+export type { SettingValueResult } from './service/settings/setting-value.ts';
 /** What a key falls back to on a template (by slug), when an overlay has no value of its own. */
 export { templateDefault } from './service/settings/bundled-template-defaults.ts';
 

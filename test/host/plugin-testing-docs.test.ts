@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { section } from './docs-section.ts';
 import { chatAnswers } from './host-fixture.ts';
 import { moderatorTags } from './irc-tags.ts';
 import { startPluginWorld } from './plugin-world.ts';
@@ -13,13 +14,6 @@ import { startPluginWorld } from './plugin-world.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PLUGINS_DOC = readFileSync(join(ROOT, 'docs/plugins.md'), 'utf8');
 const CLIENT_DOC = readFileSync(join(ROOT, 'docs/client.md'), 'utf8');
-
-function section(doc: string, heading: string): string {
-  const start = doc.indexOf(`\n${heading}\n`);
-  expect(start, heading).toBeGreaterThanOrEqual(0);
-  const end = doc.indexOf('\n## ', start + heading.length + 1);
-  return doc.slice(start, end === -1 ? undefined : end);
-}
 
 const TESTING = section(PLUGINS_DOC, '## Testing a plugin');
 const IMPORT = /^import (type )?\{ ([^}]+) \} from '([^']+)';$/gm;

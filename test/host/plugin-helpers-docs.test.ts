@@ -1,9 +1,14 @@
 // docs/plugins.md's examples of the SDK's helpers, run against the SDK: what each line shows is
 // what the helper gives.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { checkSettingValue, coerceChatValue } from '../../src/sdk.ts';
 import { section } from './docs-section.ts';
+import { chatAnswers } from './host-fixture.ts';
+import { moderatorTags } from './irc-tags.ts';
+import { LEVEL } from './log-capture.ts';
+import { createPluginFolders } from './plugin-folders.ts';
+import { startPluginWorld } from './plugin-world.ts';
 
 const PLUGINS_DOC = readFileSync(new URL('../../docs/plugins.md', import.meta.url), 'utf8');
 
@@ -21,5 +26,29 @@ describe('docs/plugins.md, Checking a setting value', () => {
     }
     // Both outcomes are shown.
     expect(lines.map(([, , shown]) => evaluate(shown!) as { ok: boolean }).map((result) => result.ok)).toEqual(expect.arrayContaining([true, false]));
+  });
+});
+
+describe('docs/plugins.md, Answering in one line: answerInChat', () => {
+  const ANSWERING = section(PLUGINS_DOC, '## Answering in one line: `answerInChat`');
+
+  it('its plugin answers each line of its "In chat" as shown: the work\'s line, a ChatRefusal, the service\'s refusal', async () => {
+    const plugin = /```ts\n(import \{[^\n]*\} from '\.\.\/\.\.\/src\/sdk\.ts';\n\nexport default definePlugin\(\{\n  name: 'bubble-width'[\s\S]*?)```/.exec(ANSWERING)?.[1];
+    expect(plugin).toContain('answerInChat(call, ');
+    const folders = createPluginFolders();
+    onTestFinished(() => folders.remove());
+    folders.add('bubble-width', plugin!.replace("'../../src/sdk.ts'", 'SDK'));
+    const shown = [...ANSWERING.matchAll(/`(![^`]+)` →[^`]*`(@[^`]+)`/g)].map(([, line, answer]) => ({ line: line!, answer: answer! }));
+    expect(shown.length).toBe(3);
+
+    const { test, client } = await startPluginWorld({
+      fixture: { accounts: [{ login: 'streamer', premium: true, overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }] }] },
+      plugin: 'bubble-width',
+      settings: () => ({}),
+      config: { pluginDirs: [folders.dir] },
+    });
+    for (const { line, answer } of shown) expect(await chatAnswers(test, line, moderatorTags()), line).toEqual([answer]);
+    expect((await client.getTemplate()).settings_values['bubble.width']).toBe(320);
+    expect(test.logs.filter((entry) => entry.level >= LEVEL.warn)).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 // work after an await) is still reported, without a name; a block already named by the slow-call
 // warning is not reported twice; after stop() nothing is watched, and the watch never holds the
 // process open. The thresholds are small here (STALL_MS) so the busy loops stay short.
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +50,36 @@ const start = (): Promise<TestHost> =>
 
 const stalls = (test: TestHost) => test.logs.filter((entry) => entry.level === LEVEL.warn && entry['blockedMs'] !== undefined);
 const slowCalls = (test: TestHost) => test.logs.filter((entry) => entry.level === LEVEL.warn && entry['heldMs'] !== undefined);
+
+const STALL_WATCH_CHILD = fileURLToPath(new URL('./fixtures/stall-watch-child.ts', import.meta.url));
+
+describe('the stall watch in a process stopped from outside', () => {
+  it('says the process did not run (a sleeping machine, a paused VM) rather than that its thread was blocked, and a real block as a block', async () => {
+    const child = spawn(process.execPath, [STALL_WATCH_CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    const warnings = () => out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    try {
+      await expect.poll(() => out, POLL).toContain('ready');
+      child.kill('SIGSTOP');
+      await sleep(1_500);
+      child.kill('SIGCONT');
+      await expect.poll(() => warnings().length, POLL).toBe(1);
+      expect(warnings()[0]).toMatchObject({ pausedMs: expect.any(Number) });
+      expect(String(warnings()[0]!['msg'])).toMatch(/^the host did not run for about \d+ ms \(it used next to no CPU meanwhile: the machine slept, the VM was paused or the process was stopped\)/);
+      expect(warnings()[0]!['pausedMs']).toBeGreaterThanOrEqual(1_000);
+
+      child.stdin.write('busy\n');
+      await expect.poll(() => warnings().length, POLL).toBe(2);
+      expect(warnings()[1]).toMatchObject({ blockedMs: expect.any(Number) });
+      expect(String(warnings()[1]!['msg'])).toMatch(/^the host's thread was blocked for at least/);
+    } finally {
+      child.stdin.end();
+      child.kill('SIGCONT');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+});
 
 describe('the host-wide stall warning', () => {
   it('reports a plugin\'s work after an await, which no slow-call warning can name', async () => {

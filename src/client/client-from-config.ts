@@ -42,6 +42,8 @@ export interface OverlayClientDependencies {
   dispatcher?: Dispatcher;
   /** For `mode: remote`: told of every wait before a retry (HttpClientOptions.logger). */
   logger?: HttpClientOptions['logger'];
+  /** For `mode: remote`: told how each attempt ended (HttpClientOptions.onAttempt). */
+  onAttempt?: HttpClientOptions['onAttempt'];
 }
 
 export function createOverlayClientFromConfig(
@@ -64,5 +66,6 @@ export function createOverlayClientFromConfig(
     ...http,
     ...(dependencies.dispatcher ? { dispatcher: dependencies.dispatcher } : {}),
     ...(dependencies.logger ? { logger: dependencies.logger } : {}),
+    ...(dependencies.onAttempt ? { onAttempt: dependencies.onAttempt } : {}),
   });
 }

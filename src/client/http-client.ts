@@ -71,6 +71,21 @@ export interface HttpClientOptions {
    * refused API key (401) until a call succeeds again (`error`, else `warn`): the host logs them.
    */
   logger?: { warn(details: object, message: string): void; error?(details: object, message: string): void };
+  /** Told how each attempt ended, as the service's state (the host's /healthz shows the last). */
+  onAttempt?: (state: RemoteServiceState) => void;
+}
+
+/**
+ * How the remote service answered the last attempt: `ok` (any answer of its own but those below:
+ * a 404 or a 422 is the service working), `rate-limited` (429), `key-refused` (401), `failing`
+ * (5xx), `unreachable` (no answer: refused, reset, timed out, not its JSON).
+ */
+export type RemoteServiceState = 'ok' | 'rate-limited' | 'key-refused' | 'failing' | 'unreachable';
+
+function stateOfStatus(status: number): RemoteServiceState {
+  if (status === 401) return 'key-refused';
+  if (status === 429) return 'rate-limited';
+  return status >= 500 ? 'failing' : 'ok';
 }
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -368,6 +383,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         answer = await attempt(call);
       } catch (failure) {
         entry.done('failed');
+        options.onAttempt?.('unreachable');
         if (!(failure instanceof AttemptFailure)) throw failure;
         const mayRepeat = failure.retryable && (call.idempotent || !failure.maybeSent);
         if (!canRetry || !mayRepeat) throw failure.error;
@@ -377,6 +393,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         continue;
       }
       const { status } = answer;
+      options.onAttempt?.(stateOfStatus(status));
       if (status >= 200 && status < 300) {
         entry.done('answered');
         keyRefusalLogged = false;

@@ -2,6 +2,7 @@
 // built yet (during start) are left out; problems' wording stays in the logs, not on an
 // unauthenticated route.
 import type { RedemptionsStatus, TwitchRedemptions } from '../adapters/redemptions/index.ts';
+import type { RemoteServiceState } from '../client/http-client.ts';
 import type { Host } from '../host/index.ts';
 import type { StartedTransports } from './chat-transports.ts';
 
@@ -9,6 +10,8 @@ export interface HealthParts {
   transports?: StartedTransports;
   host?: Host;
   redemptions?: TwitchRedemptions;
+  /** With `service.mode: remote`: how the remote service answered the plugins' last call. */
+  remoteService?: RemoteServiceState | 'not-called-yet';
 }
 
 export function healthComponents(parts: HealthParts): Record<string, string> {
@@ -22,6 +25,7 @@ export function healthComponents(parts: HealthParts): Record<string, string> {
   if (transports?.local) components['local-chat'] = 'running';
   for (const plugin of host?.plugins ?? []) components[`plugin:${plugin.name}`] = plugin.state;
   if (redemptions) components['redemptions'] = redemptionsHealth(redemptions.status());
+  if (parts.remoteService !== undefined) components['remote-service'] = parts.remoteService;
   return components;
 }
 

@@ -110,8 +110,10 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     });
     cleanups.push(() => closeServer(app));
 
+    if (config.service.mode === 'remote') parts.remoteService = 'not-called-yet';
     const overlayClient = createOverlayClientFromConfig(config.service, {
       bundled: { operations: service, accountId: account.id }, logger: logger.child({ component: 'overlay-client' }),
+      onAttempt: (state) => { parts.remoteService = state; },
     });
     // The host is made after the transports (it needs their list); the local chat reads no line
     // before transports.start(), by when it is there.

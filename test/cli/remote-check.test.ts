@@ -65,6 +65,12 @@ function startRemote(): Promise<RunningChatskin> {
   }), { logger: pino({ level: 'silent' }), stdin: null });
 }
 
+/** What /healthz says of the remote service. */
+async function remoteHealth(running: RunningHost): Promise<unknown> {
+  const body = await (await fetch(`${running.baseUrl}/healthz`)).json() as { components: Record<string, string> };
+  return body.components['remote-service'];
+}
+
 async function remoteLine(running: RunningHost): Promise<string> {
   await expect.poll(() => running.stdout(), { timeout: 10_000 }).toMatch(/Remote: {2}check/);
   return /Remote: {2}(check.*)/.exec(running.stdout())![1]!;
@@ -78,6 +84,7 @@ describe('chatskin start, service.mode remote: the check at start', () => {
     const { dir, config } = tempWorkspace(`service: { mode: remote, baseUrl: "${remote.apiUrl}", apiKey: "${token}", maxRetries: 0 }`);
     host = await startHost(config, { cwd: dir });
     expect(await remoteLine(host)).toBe('check passed: it accepts the key; plugins restyle its overlay "Main"');
+    expect(await remoteHealth(host)).toBe('ok');
   });
 
   it('says a remote that is not there, and logs why, while the host runs on', async () => {
@@ -89,6 +96,7 @@ describe('chatskin start, service.mode remote: the check at start', () => {
     expect(host.stderr()).toContain('ECONNREFUSED');
     const health = await fetch(`${host.baseUrl}/healthz`);
     expect(health.status).toBe(200);
+    expect(await remoteHealth(host)).toBe('unreachable');
   });
 
   it('says a refused key', async () => {
@@ -97,6 +105,7 @@ describe('chatskin start, service.mode remote: the check at start', () => {
     host = await startHost(config, { cwd: dir });
     expect(await remoteLine(host)).toBe('check failed: the overlay service does not accept the bot\'s API key. (details in the log)');
     expect(host.stderr()).not.toContain('csk_not_a_key_of_anyone');
+    expect(await remoteHealth(host)).toBe('key-refused');
   });
 
   it('an https remote whose certificate is of a CA of the streamer\'s own: told it cannot connect securely, and how to trust it; trusted with NODE_EXTRA_CA_CERTS', async () => {

@@ -64,7 +64,9 @@
  *   .expireAccessToken(accessToken) / .revokeRefreshToken(refreshToken) / .tokens
  *   .isLiveUserToken(accessToken, login)   (for FakeTwitchIrc's acceptToken: chat takes Twitch's own tokens)
  *   .createReward(broadcasterId, input, createdByClientId) -> RewardJson   ("another app" or null = made on the dashboard)
+ *   .updateRewardAs(clientId, rewardId, body)   (another tool using that client id, e.g. should_redemptions_skip_request_queue)
  *   .addOfflineRedemption(input) -> RedemptionJson          (stored UNFULFILLED, no notification)
+ *   .resolveOnDashboard(redemptionId, 'FULFILLED' | 'CANCELED')  (a moderator in the request queue: UNFULFILLED ones only)
  *   .fireRedemption(input) -> { redemption, deliveries }     (stored + EventSub notification)
  *   .rewards / .redemptions / .redemptionChanges / .calls
  *   .failNext({ status, method?, path?, times?, message? })  (5xx, 401, 429...; path like '/channel_points/custom_rewards')
@@ -174,7 +176,8 @@ export interface RedemptionChange {
   rewardId: string;
   from: RedemptionStatus;
   to: RedemptionStatus;
-  clientId: string;
+  /** null: a moderator on the Twitch dashboard (resolveOnDashboard). */
+  clientId: string | null;
   at: number;
 }
 
@@ -431,11 +434,41 @@ export class FakeHelix {
     return json;
   }
 
+  /**
+   * Another tool using `clientId` changes the reward (a Helix PATCH body, in Twitch's field names).
+   * As on Twitch, only the client id that created it may: the dashboard cannot change an app's reward.
+   */
+  updateRewardAs(clientId: string, rewardId: string, body: Record<string, unknown>): RewardJson {
+    const reward = this.#appReward(clientId, rewardId);
+    this.#applyRewardFields(reward.json, body);
+    return reward.json;
+  }
+
+  #appReward(clientId: string, rewardId: string): RewardRecord {
+    const reward = this.#rewards.find((r) => !r.deleted && r.json.id === rewardId);
+    if (!reward) throw new Error(`fake Helix: no reward ${rewardId}`);
+    if (reward.clientId !== clientId) throw new Error(`fake Helix: reward ${rewardId} was not made by ${clientId} (Twitch answers 403)`);
+    return reward;
+  }
+
   /** A redemption made while the bot was offline: stored UNFULFILLED, no notification. */
   addOfflineRedemption(input: RedemptionInput): RedemptionJson {
     const redemption = this.#buildRedemption(input);
     this.#redemptions.push(redemption);
     return redemption;
+  }
+
+  /**
+   * A moderator resolves the redemption in the dashboard's request queue (which, like Helix, only
+   * holds UNFULFILLED ones): recorded in redemptionChanges with clientId null.
+   */
+  resolveOnDashboard(redemptionId: string, status: 'FULFILLED' | 'CANCELED'): void {
+    const redemption = this.#redemptions.find((r) => r.id === redemptionId);
+    if (!redemption) throw new Error(`fake Helix: no redemption ${redemptionId}`);
+    if (redemption.status !== 'UNFULFILLED') throw new Error(`fake Helix: redemption ${redemptionId} is ${redemption.status}, not in the request queue`);
+    this.redemptionChanges.push({ redemptionId, rewardId: redemption.reward.id, from: redemption.status, to: status, clientId: null, at: Date.now() });
+    redemption.status = status;
+    this.#waiters.check();
   }
 
   /** A live redemption: stored and sent to every matching EventSub subscription. */

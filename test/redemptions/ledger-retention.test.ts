@@ -37,7 +37,7 @@ class FakeChannelPoints implements Pick<ChannelPointsApi, 'listUnfulfilledRedemp
 
   redeem(id: string): TwitchRedemption {
     const redemption: TwitchRedemption = {
-      id, rewardId: REWARD, broadcasterId: '42', user: { id: '7', login: 'fan', displayName: 'Fan' }, input: '', redeemedAt: new Date(),
+      id, rewardId: REWARD, broadcasterId: '42', user: { id: '7', login: 'fan', displayName: 'Fan' }, input: '', redeemedAt: new Date(), status: 'UNFULFILLED',
     };
     this.redemptions.set(id, { redemption, status: 'UNFULFILLED' });
     return redemption;

@@ -11,7 +11,7 @@ import { ManualClock, settle } from '../host/manual-clock.ts';
 const REWARD = 'reward-neon';
 
 const redemption: TwitchRedemption = {
-  id: 'r1', rewardId: REWARD, broadcasterId: '42', user: { id: '7', login: 'fan', displayName: 'Fan' }, input: '', redeemedAt: new Date(),
+  id: 'r1', rewardId: REWARD, broadcasterId: '42', user: { id: '7', login: 'fan', displayName: 'Fan' }, input: '', redeemedAt: new Date(), status: 'UNFULFILLED',
 };
 
 /** A ledger that has never seen a redemption. */

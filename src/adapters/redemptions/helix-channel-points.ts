@@ -3,7 +3,7 @@
 // retry; what still fails arrives here as a ChannelPointsError with Twitch's status and message.
 import type { ApiClient, HelixCustomReward, HelixCustomRewardRedemption, HelixUpdateCustomRewardData } from '@twurple/api';
 import { ChannelPointsError } from '../../host/redemptions/channel-points.ts';
-import type { ChannelPointsApi, RewardFields, TwitchRedemption, TwitchReward } from '../../host/redemptions/channel-points.ts';
+import type { ChannelPointsApi, RedemptionStatus, RewardFields, TwitchRedemption, TwitchReward } from '../../host/redemptions/channel-points.ts';
 import { describeTwitchError, isHttpStatusError, isTokenEndpointError } from '../twitch-auth/twitch-error.ts';
 
 /**
@@ -45,7 +45,14 @@ function redemptionOf(redemption: HelixCustomRewardRedemption): TwitchRedemption
     user: { id: redemption.userId, login: redemption.userName, displayName: redemption.userDisplayName },
     input: redemption.userInput,
     redeemedAt: redemption.redemptionDate,
+    status: redemptionStatusOf(redemption.isFulfilled, redemption.isCanceled),
   };
+}
+
+/** Helix's status (UNFULFILLED, FULFILLED or CANCELED), from twurple's two flags. */
+function redemptionStatusOf(fulfilled: boolean, canceled: boolean): RedemptionStatus {
+  if (fulfilled) return 'FULFILLED';
+  return canceled ? 'CANCELED' : 'UNFULFILLED';
 }
 
 /** Only the fields given, in twurple's names (null limits switch the limit off). */

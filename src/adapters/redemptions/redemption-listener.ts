@@ -18,7 +18,7 @@
 import type { ApiClient } from '@twurple/api';
 import { EventSubWsListener } from '@twurple/eventsub-ws';
 import type { Logger } from 'pino';
-import type { TwitchRedemption } from '../../host/redemptions/channel-points.ts';
+import type { RedemptionStatus, TwitchRedemption } from '../../host/redemptions/channel-points.ts';
 import { errorText } from '../../host/error-text.ts';
 import { describeTwitchError } from '../twitch-auth/twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
@@ -175,7 +175,21 @@ function redemptionOf(event: EventSubChannelRedemptionAddEvent): TwitchRedemptio
     user: { id: event.userId, login: event.userName, displayName: event.userDisplayName },
     input: event.input,
     redeemedAt: event.redemptionDate,
+    status: redemptionStatusOf(event.status),
   };
+}
+
+/**
+ * EventSub's `status` (lowercase: unfulfilled, fulfilled, canceled or unknown; `fulfilled` for a
+ * reward that skips the request queue) in Helix's words.
+ */
+function redemptionStatusOf(status: string): RedemptionStatus {
+  switch (status.toLowerCase()) {
+    case 'unfulfilled': return 'UNFULFILLED';
+    case 'fulfilled': return 'FULFILLED';
+    case 'canceled': return 'CANCELED';
+    default: return 'UNKNOWN';
+  }
 }
 
 /**

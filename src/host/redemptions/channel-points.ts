@@ -3,6 +3,14 @@
 
 export type RedemptionStatusUpdate = 'FULFILLED' | 'CANCELED';
 
+/**
+ * A redemption's status on Twitch when the host got it. A reward that skips the request queue
+ * delivers its redemptions FULFILLED; only an UNFULFILLED one can still be fulfilled or refunded
+ * (Helix "Update Redemption Status" changes UNFULFILLED redemptions only). UNKNOWN: EventSub's
+ * `unknown`, or anything else it may send.
+ */
+export type RedemptionStatus = 'UNFULFILLED' | RedemptionStatusUpdate | 'UNKNOWN';
+
 /** One channel-point redemption, as the EventSub notification or the Helix listing gives it. */
 export interface TwitchRedemption {
   id: string;
@@ -12,6 +20,7 @@ export interface TwitchRedemption {
   /** What the viewer typed, for rewards that ask for it; "" otherwise. */
   input: string;
   redeemedAt: Date;
+  status: RedemptionStatus;
 }
 
 /** A reward's settings, as the config declares them and Helix takes them. */

@@ -9,7 +9,7 @@ export {
 } from './ledger-retention.ts';
 export type { LedgerRetention, LedgerRetentionOptions, PruneReport } from './ledger-retention.ts';
 export { ChannelPointsError } from './channel-points.ts';
-export type { ChannelPointsApi, RedemptionStatusUpdate, RewardFields, TwitchRedemption, TwitchReward } from './channel-points.ts';
+export type { ChannelPointsApi, RedemptionStatus, RedemptionStatusUpdate, RewardFields, TwitchRedemption, TwitchReward } from './channel-points.ts';
 export { createRedemptionPipeline } from './redemption-pipeline.ts';
 export type {
   PipelineCounters, PipelineRedemptionEvent, ProcessResult, ReconcileReport, RedemptionPipeline, RedemptionPipelineOptions,

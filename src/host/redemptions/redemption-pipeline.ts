@@ -10,6 +10,8 @@
 // the ledger never runs its effect again, one whose effect is done only gets its status (again).
 // A redemption still `received` when found again had its effect interrupted (a crash): the
 // handler runs again with `attempt` > 1, so it can tell that its effect may already have happened.
+// Only a redemption Twitch says is UNFULFILLED has its effect: one that arrives FULFILLED (its
+// reward skips the request queue) or CANCELED can be neither fulfilled nor refunded any more.
 import type { Logger } from 'pino';
 import type { RedemptionResult } from '../host.ts';
 import type { RedemptionEvent } from '../plugin-api.ts';
@@ -189,6 +191,25 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     }
   }
 
+  /**
+   * A redemption Twitch already says is FULFILLED or CANCELED (or whose status it did not say):
+   * Twitch takes a status only for an UNFULFILLED one, so the effect could be neither confirmed
+   * nor refunded, and a refund the handler told the viewer about would not happen. Not run, and
+   * not recorded: the listing of UNFULFILLED redemptions finds it should it be UNFULFILLED after all.
+   */
+  function notUnfulfilled(redemption: TwitchRedemption, rewardKey: string): Promise<ProcessResult> {
+    counters.ignored++;
+    const log = logger.child({ redemption: redemption.id, rewardKey, viewer: redemption.user.login });
+    if (redemption.status === 'FULFILLED') {
+      log.warn('redemption arrived already FULFILLED: its reward skips Twitch\'s request queue (something using this app\'s '
+        + 'client id turned should_redemptions_skip_request_queue on), so it can be neither fulfilled nor refunded, and its '
+        + 'effect is not run (the viewer\'s points are spent: make it up to them by hand).');
+      return Promise.resolve({ kind: 'ignored', reason: 'already FULFILLED on Twitch (the reward skips the request queue)' });
+    }
+    log.warn({ status: redemption.status }, `redemption is ${redemption.status} on Twitch already: its effect is not run`);
+    return Promise.resolve({ kind: 'ignored', reason: `already ${redemption.status} on Twitch` });
+  }
+
   function process(redemption: TwitchRedemption, processOptions: { listed?: boolean } = {}): Promise<ProcessResult> {
     if (stopped) return Promise.resolve({ kind: 'ignored', reason: 'the redemption pipeline is stopping' });
     const rewardKey = options.rewardKeyOf(redemption.rewardId);
@@ -196,6 +217,7 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       counters.ignored++;
       return Promise.resolve({ kind: 'ignored', reason: 'not a reward this host manages' });
     }
+    if (redemption.status !== 'UNFULFILLED') return notUnfulfilled(redemption, rewardKey);
     const running = inFlight.get(redemption.id);
     if (running) {
       counters.duplicates++;

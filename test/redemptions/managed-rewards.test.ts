@@ -185,6 +185,38 @@ describe('managed rewards', () => {
     expect(redemptions.status().rewards[0]?.action).toBe('created');
   });
 
+  it('turns the request queue back on for a reward of its own set to skip it', async () => {
+    const world = await open({ rewards: { 'unlock-neon': NEON_REWARD }, skinShop: { rewards: { 'unlock-neon': 'neon' } } });
+    await world.start();
+    const rewardId = await world.rewardId('unlock-neon');
+    await world.stop();
+    // Another tool using this app's client id (the only one that may change the reward).
+    world.helix.updateRewardAs(CLIENT_ID, rewardId, { should_redemptions_skip_request_queue: true });
+    const mark = world.helix.calls.length;
+    const redemptions = await world.start();
+    expect(rewardWrites(world, mark)).toEqual(['PATCH 200']);
+    expect(world.helix.calls.slice(mark).find((c) => c.method === 'PATCH')?.body).toEqual({ should_redemptions_skip_request_queue: false });
+    expect(world.helix.rewards.find((r) => r.json.id === rewardId)?.json.should_redemptions_skip_request_queue).toBe(false);
+    expect(redemptions.status().rewards[0]?.action).toBe('updated');
+    expect(world.logs.some((l) => l.level === 40 && /turned the queue back on$/.test(String(l.msg)))).toBe(true);
+  });
+
+  it('turns the queue back on as soon as a redemption arrives FULFILLED, so the next one has its effect', async () => {
+    const world = await open({ rewards: { 'unlock-neon': NEON_REWARD }, skinShop: { rewards: { 'unlock-neon': 'neon' } } });
+    await world.start();
+    await world.settled();
+    const rewardId = await world.rewardId('unlock-neon');
+    world.helix.updateRewardAs(CLIENT_ID, rewardId, { should_redemptions_skip_request_queue: true });
+    expect(world.helix.fireRedemption({ rewardId, user: { login: 'early' } }).redemption.status).toBe('FULFILLED');
+    await expect.poll(() => world.helix.rewards.find((r) => r.json.id === rewardId)?.json.should_redemptions_skip_request_queue,
+      { timeout: 5000, interval: 5 }).toBe(false);
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+    expect(world.helix.redemptionChanges.map((c) => [c.redemptionId, c.clientId])).toEqual([[redemption.id, CLIENT_ID]]);
+    expect(world.unlocks.map((u) => u.viewerId)).toEqual([redemption.user_id]);
+    expect(world.logs.filter((l) => /syncing the channel-point rewards again$/.test(String(l.msg))).map((l) => l['rewardKey'])).toEqual(['unlock-neon']);
+  });
+
   it('names configured rewards no plugin handles, and refunds their redemptions', async () => {
     const world = await open({
       rewards: { 'unlock-neon': NEON_REWARD, 'hug': { title: 'Hug the streamer', cost: 5 } },

@@ -3,7 +3,7 @@
 // retry; what still fails arrives here as a ChannelPointsError with Twitch's status and message.
 import type { ApiClient, HelixCustomReward, HelixCustomRewardRedemption, HelixUpdateCustomRewardData } from '@twurple/api';
 import { ChannelPointsError } from '../../host/redemptions/channel-points.ts';
-import type { ChannelPointsApi, RedemptionStatus, RewardFields, TwitchRedemption, TwitchReward } from '../../host/redemptions/channel-points.ts';
+import type { ChannelPointsApi, RedemptionStatus, RewardUpdate, TwitchRedemption, TwitchReward } from '../../host/redemptions/channel-points.ts';
 import { describeTwitchError, isHttpStatusError, isTokenEndpointError } from '../twitch-auth/twitch-error.ts';
 
 /**
@@ -34,6 +34,7 @@ function rewardOf(reward: HelixCustomReward, manageable: boolean): TwitchReward 
     maxPerStream: reward.maxRedemptionsPerStream || null,
     maxPerUserPerStream: reward.maxRedemptionsPerUserPerStream || null,
     manageable,
+    skipsRequestQueue: reward.autoFulfill,
   };
 }
 
@@ -56,7 +57,7 @@ function redemptionStatusOf(fulfilled: boolean, canceled: boolean): RedemptionSt
 }
 
 /** Only the fields given, in twurple's names (null limits switch the limit off). */
-function twurpleFields(fields: Partial<RewardFields>): HelixUpdateCustomRewardData {
+function twurpleFields(fields: RewardUpdate): HelixUpdateCustomRewardData {
   const data: HelixUpdateCustomRewardData = {};
   if (fields.title !== undefined) data.title = fields.title;
   if (fields.cost !== undefined) data.cost = fields.cost;
@@ -68,6 +69,7 @@ function twurpleFields(fields: Partial<RewardFields>): HelixUpdateCustomRewardDa
   if (fields.globalCooldownSeconds !== undefined) data.globalCooldown = fields.globalCooldownSeconds;
   if (fields.maxPerStream !== undefined) data.maxRedemptionsPerStream = fields.maxPerStream;
   if (fields.maxPerUserPerStream !== undefined) data.maxRedemptionsPerUserPerStream = fields.maxPerUserPerStream;
+  if (fields.skipsRequestQueue !== undefined) data.autoFulfill = fields.skipsRequestQueue;
   return data;
 }
 

@@ -17,7 +17,7 @@ import { createLedgerRetention } from '../../host/redemptions/ledger-retention.t
 import type { LedgerRetention } from '../../host/redemptions/ledger-retention.ts';
 import type { ManagedRewardStore, RedemptionLedger, RedemptionLedgerRetention } from '../../host/redemptions/redemption-ledger.ts';
 import { createRedemptionPipeline } from '../../host/redemptions/redemption-pipeline.ts';
-import type { PipelineCounters, ReconcileReport, RedemptionPipeline } from '../../host/redemptions/redemption-pipeline.ts';
+import type { PipelineCounters, ReconcileReport, RedemptionPipeline, RewardDrift } from '../../host/redemptions/redemption-pipeline.ts';
 import { rewardFailureMessage, syncManagedRewards } from '../../host/redemptions/reward-sync.ts';
 import type { RewardSyncEntry } from '../../host/redemptions/reward-sync.ts';
 import { AUTHORIZE_HINT, createBroadcasterAuth, REAUTHORIZE_HINT } from './broadcaster-auth.ts';
@@ -92,6 +92,11 @@ interface Launched {
   redemptions: TwitchRedemptions;
   ready: Promise<void>;
 }
+
+/** How the host says a managed reward is out of step (the log line before the sync that puts it right). */
+const DRIFT_TEXT: Record<RewardDrift, string> = {
+  'skips-request-queue': 'a managed reward skips Twitch\'s request queue (its redemptions arrive FULFILLED, beyond fulfilling or refunding)',
+};
 
 /** For a token file that cannot be used: the host keeps looking at it. */
 const WATCHED_HINT = 'the running chatskin picks a usable token up from there within seconds and starts the redemptions (no restart needed)';
@@ -262,12 +267,21 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
     const channelPoints = createHelixChannelPoints(auth.apiClient, auth.userId);
     /** Twitch reward id -> reward key, of every reward the host manages (disabled ones too: their pending redemptions still count). */
     let rewardKeys = new Map<string, string>();
+    /** Managed rewards found out of step with what the host made since the last sync: the next one (at once) puts them right. */
+    const outOfStep = new Map<string, RewardDrift>();
     const pipeline: RedemptionPipeline = createRedemptionPipeline({
       ledger,
       channelPoints,
       handle: (event) => host.handleRedemption(event),
       channel: config.channel.login,
       rewardKeyOf: (rewardId) => rewardKeys.get(rewardId),
+      rewardOutOfStep: (rewardId, drift) => {
+        if (outOfStep.has(rewardId)) return;
+        outOfStep.set(rewardId, drift);
+        logger.warn({ rewardId, rewardKey: rewardKeys.get(rewardId) }, `${DRIFT_TEXT[drift]}: syncing the channel-point rewards again`);
+        // A reconciliation under way syncs once it is done; otherwise one starts now, syncing first.
+        void reconcile();
+      },
       logger,
       clock,
       ...(options.handlerWaitMs === undefined ? {} : { handlerWaitMs: options.handlerWaitMs }),
@@ -317,12 +331,26 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       }
     }
 
+    /** Syncs the rewards again when one was found out of step (what is found during the sync waits for the next). */
+    async function syncOutOfStep(): Promise<void> {
+      if (outOfStep.size === 0) return;
+      outOfStep.clear();
+      await syncRewards();
+    }
+
     function reconcile(): Promise<ReconcileReport | null> {
       if (stopped) return Promise.resolve(null);
       reconciling ??= (async () => {
         try {
-          if (!rewardsSynced) await syncRewards();
+          if (!rewardsSynced) {
+            outOfStep.clear();
+            await syncRewards();
+          } else {
+            await syncOutOfStep();
+          }
           const report = await pipeline.reconcile([...rewardKeys.keys()]);
+          // Found out of step meanwhile: put right now, not a reconcileIntervalSeconds later.
+          await syncOutOfStep();
           status.lastReconcile = { at: new Date(clock.now()).toISOString(), report };
           if (report.failures.length > 0) logger.warn({ failures: report.failures }, 'reconciling redemptions left some for later');
           else if (report.handled > 0 || report.statusesSent > 0) {

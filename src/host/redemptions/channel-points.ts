@@ -45,13 +45,21 @@ export interface TwitchReward extends Omit<RewardFields, 'backgroundColor'> {
   backgroundColor: string;
   /** Whether this app's client id created it (only then may it be changed or its redemptions marked). */
   manageable: boolean;
+  /**
+   * Helix `should_redemptions_skip_request_queue`: its redemptions arrive FULFILLED, so they can be
+   * neither fulfilled nor refunded. The host makes its rewards with it off and turns it off again.
+   */
+  skipsRequestQueue: boolean;
 }
+
+/** What an update may change: the config's settings, and the request queue put back on. */
+export type RewardUpdate = Partial<RewardFields> & { skipsRequestQueue?: false };
 
 export interface ChannelPointsApi {
   /** Every custom reward on the channel, each marked manageable or not. */
   listRewards(): Promise<TwitchReward[]>;
   createReward(fields: RewardFields): Promise<TwitchReward>;
-  updateReward(rewardId: string, changes: Partial<RewardFields>): Promise<TwitchReward>;
+  updateReward(rewardId: string, changes: RewardUpdate): Promise<TwitchReward>;
   /** The reward's UNFULFILLED redemptions, oldest first, every page. */
   listUnfulfilledRedemptions(rewardId: string): Promise<TwitchRedemption[]>;
   /**

@@ -9,10 +9,10 @@ export {
 } from './ledger-retention.ts';
 export type { LedgerRetention, LedgerRetentionOptions, PruneReport } from './ledger-retention.ts';
 export { ChannelPointsError } from './channel-points.ts';
-export type { ChannelPointsApi, RedemptionStatus, RedemptionStatusUpdate, RewardFields, TwitchRedemption, TwitchReward } from './channel-points.ts';
+export type { ChannelPointsApi, RedemptionStatus, RedemptionStatusUpdate, RewardFields, RewardUpdate, TwitchRedemption, TwitchReward } from './channel-points.ts';
 export { createRedemptionPipeline } from './redemption-pipeline.ts';
 export type {
-  PipelineCounters, PipelineRedemptionEvent, ProcessResult, ReconcileReport, RedemptionPipeline, RedemptionPipelineOptions,
+  PipelineCounters, PipelineRedemptionEvent, ProcessResult, ReconcileReport, RedemptionPipeline, RedemptionPipelineOptions, RewardDrift,
 } from './redemption-pipeline.ts';
 export { rewardChanges, syncManagedRewards } from './reward-sync.ts';
 export type { RewardSyncAction, RewardSyncEntry, RewardSyncOptions } from './reward-sync.ts';

@@ -36,6 +36,11 @@ export interface RedemptionPipelineOptions {
   channel: string;
   /** The reward key of a managed reward's Twitch id; undefined for rewards the host does not manage. */
   rewardKeyOf(rewardId: string): string | undefined;
+  /**
+   * A managed reward is no longer as the host made it: set to skip the request queue (a redemption
+   * of it arrived FULFILLED). The host syncs its rewards again (reward-sync.ts), which puts it right.
+   */
+  rewardOutOfStep?(rewardId: string, drift: RewardDrift): void;
   logger: Logger;
   /** Listed redemptions handled at once during a reconciliation. Default 8. */
   concurrency?: number;
@@ -49,6 +54,9 @@ export interface RedemptionPipelineOptions {
   /** On stop, how long redemptions under way may take; one still running then runs again at the next start. Default 5 s. */
   stopWaitMs?: number;
 }
+
+/** How a managed reward on Twitch differs from what the host made. */
+export type RewardDrift = 'skips-request-queue';
 
 /** A reconciliation gives up waiting for one redemption after this long. */
 export const REDEMPTION_HANDLER_WAIT_MS = 30_000;
@@ -203,7 +211,8 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     if (redemption.status === 'FULFILLED') {
       log.warn('redemption arrived already FULFILLED: its reward skips Twitch\'s request queue (something using this app\'s '
         + 'client id turned should_redemptions_skip_request_queue on), so it can be neither fulfilled nor refunded, and its '
-        + 'effect is not run (the viewer\'s points are spent: make it up to them by hand).');
+        + 'effect is not run (the viewer\'s points are spent: make it up to them by hand). The host turns the request queue back on.');
+      options.rewardOutOfStep?.(redemption.rewardId, 'skips-request-queue');
       return Promise.resolve({ kind: 'ignored', reason: 'already FULFILLED on Twitch (the reward skips the request queue)' });
     }
     log.warn({ status: redemption.status }, `redemption is ${redemption.status} on Twitch already: its effect is not run`);

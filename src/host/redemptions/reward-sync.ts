@@ -4,10 +4,12 @@
 // longer lists (disabled, not deleted: their pending redemptions stay answerable). The Twitch id
 // behind each reward key is remembered in the store. A reward with the same title that another
 // app or the dashboard made cannot be managed: it is reported, never silently skipped.
+// A reward of ours set to skip the request queue (should_redemptions_skip_request_queue: its
+// redemptions arrive FULFILLED, beyond fulfilling or refunding) has the queue put back on.
 import type { Logger } from 'pino';
 import { ChannelPointsError } from './channel-points.ts';
 import { errorText } from '../error-text.ts';
-import type { ChannelPointsApi, RewardFields, TwitchReward } from './channel-points.ts';
+import type { ChannelPointsApi, RewardFields, RewardUpdate, TwitchReward } from './channel-points.ts';
 import type { ManagedReward, ManagedRewardStore } from './redemption-ledger.ts';
 
 export type RewardSyncAction = 'created' | 'updated' | 'unchanged' | 'disabled' | 'not-owned' | 'failed' | 'forgotten';
@@ -35,9 +37,13 @@ const COMPARED: readonly (keyof RewardFields)[] = [
   'globalCooldownSeconds', 'maxPerStream', 'maxPerUserPerStream',
 ];
 
-/** The fields of `wanted` that differ from what Twitch has (a null colour means "leave it"). */
-export function rewardChanges(current: TwitchReward, wanted: RewardFields): Partial<RewardFields> {
-  const changes: Partial<RewardFields> = {};
+/**
+ * The fields of `wanted` that differ from what Twitch has (a null colour means "leave it"), and the
+ * request queue put back on when the reward skips it (the host makes its rewards with the queue on).
+ */
+export function rewardChanges(current: TwitchReward, wanted: RewardFields): RewardUpdate {
+  const changes: RewardUpdate = {};
+  if (current.skipsRequestQueue) changes.skipsRequestQueue = false;
   for (const field of COMPARED) {
     const want = wanted[field];
     if (field === 'backgroundColor') {
@@ -113,6 +119,10 @@ export async function syncManagedRewards(options: RewardSyncOptions): Promise<Re
       if (Object.keys(changes).length > 0) {
         const updated = await channelPoints.updateReward(current.id, changes);
         await remember(rewardKey, updated, 'active');
+        if (changes.skipsRequestQueue === false) {
+          log.warn({ rewardId: current.id }, 'the reward skipped Twitch\'s request queue (something using this app\'s client id turned '
+            + 'should_redemptions_skip_request_queue on), so its redemptions arrived FULFILLED, beyond fulfilling or refunding: turned the queue back on');
+        }
         log.info({ rewardId: current.id, changed: Object.keys(changes) }, 'updated the channel-point reward');
         report.push({ rewardKey, title: wanted.title, rewardId: current.id, action: 'updated' });
       } else {

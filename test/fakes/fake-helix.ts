@@ -65,6 +65,7 @@
  *   .isLiveUserToken(accessToken, login)   (for FakeTwitchIrc's acceptToken: chat takes Twitch's own tokens)
  *   .createReward(broadcasterId, input, createdByClientId) -> RewardJson   ("another app" or null = made on the dashboard)
  *   .updateRewardAs(clientId, rewardId, body)   (another tool using that client id, e.g. should_redemptions_skip_request_queue)
+ *   .deleteRewardAs(clientId, rewardId)   (another tool using that client id deletes the reward: as Helix DELETE)
  *   .addOfflineRedemption(input) -> RedemptionJson          (stored UNFULFILLED, no notification)
  *   .resolveOnDashboard(redemptionId, 'FULFILLED' | 'CANCELED')  (a moderator in the request queue: UNFULFILLED ones only)
  *   .fireRedemption(input) -> { redemption, deliveries }     (stored + EventSub notification)
@@ -442,6 +443,15 @@ export class FakeHelix {
     const reward = this.#appReward(clientId, rewardId);
     this.#applyRewardFields(reward.json, body);
     return reward.json;
+  }
+
+  /**
+   * Another tool using `clientId` deletes the reward (Helix Delete Custom Reward: only the client id
+   * that created it may). From then on every call naming it answers 404 `Custom Reward not found`.
+   * Its redemptions keep their status (what Twitch does with UNFULFILLED ones is not modelled).
+   */
+  deleteRewardAs(clientId: string, rewardId: string): void {
+    this.#appReward(clientId, rewardId).deleted = true;
   }
 
   #appReward(clientId: string, rewardId: string): RewardRecord {

@@ -185,6 +185,31 @@ describe('managed rewards', () => {
     expect(redemptions.status().rewards[0]?.action).toBe('created');
   });
 
+  it('creates a reward deleted while it runs again in the reconciliation that finds it gone, with one log line', async () => {
+    const world = await open({ rewards: { 'unlock-neon': NEON_REWARD }, skinShop: { rewards: { 'unlock-neon': 'neon' } } });
+    const redemptions = await world.start();
+    await world.settled();
+    const first = await world.rewardId('unlock-neon');
+    // Deleted by another tool using this app's client id (the dashboard cannot delete an app's reward).
+    world.helix.deleteRewardAs(CLIENT_ID, first);
+    const mark = world.helix.calls.length;
+
+    expect(await redemptions.reconcile()).toMatchObject({ failures: [] });
+    expect(rewardWrites(world, mark)).toEqual(['POST 200']);
+    const second = await world.rewardId('unlock-neon');
+    expect(second).not.toBe(first);
+    expect(redemptions.status()).toMatchObject({ problem: null, rewards: [{ rewardKey: 'unlock-neon', rewardId: second, action: 'created' }] });
+    const gone = world.logs.filter((l) => /^a managed reward is gone from Twitch/.test(String(l.msg)));
+    expect(gone.map((l) => [l['rewardKey'], l['rewardId'], l.level])).toEqual([['unlock-neon', first, 40]]);
+
+    // The next reconciliation lists the new reward: no 404 any more, and its redemptions are handled.
+    const again = world.helix.calls.length;
+    expect(await redemptions.reconcile()).toMatchObject({ failures: [] });
+    expect(world.helix.calls.slice(again).filter((c) => c.status === 404)).toEqual([]);
+    const { redemption } = world.helix.fireRedemption({ rewardId: second, user: { login: 'fan' } });
+    await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED');
+  });
+
   it('turns the request queue back on for a reward of its own set to skip it', async () => {
     const world = await open({ rewards: { 'unlock-neon': NEON_REWARD }, skinShop: { rewards: { 'unlock-neon': 'neon' } } });
     await world.start();

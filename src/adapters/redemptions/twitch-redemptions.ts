@@ -95,6 +95,7 @@ interface Launched {
 
 /** How the host says a managed reward is out of step (the log line before the sync that puts it right). */
 const DRIFT_TEXT: Record<RewardDrift, string> = {
+  'missing': 'a managed reward is gone from Twitch (listing its redemptions answered 404: deleted by something using this app\'s client id)',
   'skips-request-queue': 'a managed reward skips Twitch\'s request queue (its redemptions arrive FULFILLED, beyond fulfilling or refunding)',
 };
 

@@ -19,6 +19,7 @@ import { systemClock } from '../clock.ts';
 import type { Clock } from '../clock.ts';
 import { withDeadline } from '../deadline.ts';
 import { errorText } from '../error-text.ts';
+import { ChannelPointsError } from './channel-points.ts';
 import type { ChannelPointsApi, RedemptionStatusUpdate, TwitchRedemption } from './channel-points.ts';
 import type { LedgerOutcome, RedemptionLedger } from './redemption-ledger.ts';
 import { createStatusBatcher, StatusNotRecordedError } from './status-batcher.ts';
@@ -37,8 +38,9 @@ export interface RedemptionPipelineOptions {
   /** The reward key of a managed reward's Twitch id; undefined for rewards the host does not manage. */
   rewardKeyOf(rewardId: string): string | undefined;
   /**
-   * A managed reward is no longer as the host made it: set to skip the request queue (a redemption
-   * of it arrived FULFILLED). The host syncs its rewards again (reward-sync.ts), which puts it right.
+   * A managed reward is no longer as the host made it: gone from Twitch (listing its redemptions
+   * answered 404), or set to skip the request queue (a redemption of it arrived FULFILLED). The
+   * host syncs its rewards again (reward-sync.ts), which creates it anew or turns the queue back on.
    */
   rewardOutOfStep?(rewardId: string, drift: RewardDrift): void;
   logger: Logger;
@@ -56,7 +58,7 @@ export interface RedemptionPipelineOptions {
 }
 
 /** How a managed reward on Twitch differs from what the host made. */
-export type RewardDrift = 'skips-request-queue';
+export type RewardDrift = 'missing' | 'skips-request-queue';
 
 /** A reconciliation gives up waiting for one redemption after this long. */
 export const REDEMPTION_HANDLER_WAIT_MS = 30_000;
@@ -260,7 +262,9 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       try {
         listed = await channelPoints.listUnfulfilledRedemptions(rewardId);
       } catch (error) {
-        report.failures.push(`listing redemptions of reward ${rewardId}: ${errorText(error)}`);
+        // Gone from Twitch: not a failure to report at every reconciliation, but a reward to make again.
+        if (error instanceof ChannelPointsError && error.status === 404) options.rewardOutOfStep?.(rewardId, 'missing');
+        else report.failures.push(`listing redemptions of reward ${rewardId}: ${errorText(error)}`);
         continue;
       }
       report.listed += listed.length;

@@ -25,6 +25,7 @@ import { givenValue } from './given-value.ts';
 import { EVENT_LOOP_STALL_MS, watchEventLoopStalls } from './event-loop-stalls.ts';
 import { createPluginCallTimer, SLOW_PLUGIN_CALL_MS } from './slow-plugin-calls.ts';
 import { trackCallsUnderWay } from './calls-under-way.ts';
+import { createPluginTimers } from './plugin-timers.ts';
 import { REDEMPTION_HANDLER_WAIT_MS } from './redemptions/redemption-pipeline.ts';
 
 export interface HostOptions {
@@ -112,6 +113,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS, onSlow: (heldMs) => stalls.attributed(heldMs) });
   /** Command handlers still running, so a stop can name one that never finishes. */
   const commandCalls = trackCallsUnderWay(timePluginCall);
+  const pluginTimers = createPluginTimers({ clock, timePluginCall });
   const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall: commandCalls.time, beforeCommand: options.beforeCommand });
   /** Runs a plugin's teardown, timed, a turn later (so one that throws at once rejects instead). */
   const tearDown = (plugin: string, log: Logger, teardown: PluginTeardown): Promise<unknown> =>
@@ -177,6 +179,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       const context = createPluginContext({
         name, settings, logger: pluginLogger, overlay: overlayClient, channel: config.channel.login, isOff: () => failed,
         say: (channel, text) => say(channel, text, { plugin: name }),
+        every: (intervalMs, run) => pluginTimers.every({ name, log: pluginLogger, isOff: () => failed }, intervalMs, run),
         registerCommand: (command) => {
           const commandName: unknown = (command as { name?: unknown } | null)?.name;
           if (!mayRegister(typeof commandName === 'string' ? `command "${commandName}"` : 'a command')) return;
@@ -296,6 +299,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const drain = (): Promise<void> => (drained ??= drainCommands());
 
   const stopHost = async (): Promise<void> => {
+    // No timer starts new work once stopping: what runs now is waited for like a command's reply.
+    pluginTimers.stopAll();
     await drain();
     for (const queue of queues.values()) queue.stop();
     // All at once (started last plugin first), each within the same deadline.

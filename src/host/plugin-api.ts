@@ -146,6 +146,14 @@ export interface PluginContext<Config = unknown> {
   command<const Specs extends readonly ArgSpec[] = readonly []>(definition: CommandDefinition<Specs>): void;
   /** Handles redemptions of the reward known as `rewardKey` (in setup; later, it is ignored and logged); throws when another handler has it. */
   onRedemption(rewardKey: string, handler: RedemptionHandler): void;
+  /**
+   * Runs `run` every `intervalMs` (1 s to a day) on the host's clock, first after one interval;
+   * returns what cancels it. May be called in setup or later (a command that switches an
+   * announcement on). A run that throws or rejects is logged and the timer goes on; one still
+   * running when the next is due makes that one skipped; every timer ends when the host stops or
+   * the plugin is switched off, so it needs no teardown. Throws for a bad interval.
+   */
+  every(intervalMs: number, run: () => unknown): () => void;
 }
 
 /** Returned by setup when the plugin has something to release at shutdown (timers, sockets). */

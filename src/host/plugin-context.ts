@@ -15,6 +15,8 @@ export interface PluginContextOptions {
   say(channel: string, text: string): Promise<ReplyOutcome>;
   registerCommand(command: CommandDefinition): void;
   registerRedemption(rewardKey: string, handler: RedemptionHandler): void;
+  /** ctx.every (plugin-timers.ts). */
+  every(intervalMs: number, run: () => unknown): () => void;
   /** The plugin was switched off (its setup failed or timed out, and may still be running): it may no longer chat or use the overlay. */
   isOff(): boolean;
 }
@@ -69,6 +71,9 @@ export function createPluginContext(options: PluginContextOptions): PluginContex
     }),
     command(definition: CommandDefinition) {
       options.registerCommand(definition);
+    },
+    every(intervalMs: number, run: () => unknown) {
+      return options.every(intervalMs, run);
     },
     onRedemption(rewardKey: string, handler: RedemptionHandler) {
       if (typeof rewardKey !== 'string' || !REWARD_KEY_PATTERN.test(rewardKey)) {

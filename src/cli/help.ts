@@ -99,7 +99,9 @@ twitch.bot.login and has the scopes chat:read and chat:edit, and stores it in
 twitch.bot.tokenFile (which must be set, in place of twitch.bot.token). The
 Twitch chat logs in with it and refreshes it when Twitch refuses it.
 
-Needs twitch.clientId and twitch.clientSecret. See docs/twitch-setup.md.
+Needs an enabled twitch section with twitch.clientId, twitch.clientSecret
+and twitch.bot (which the section requires, though only --bot uses it).
+See docs/twitch-setup.md.
 `,
 };
 

@@ -58,7 +58,7 @@ export function parseLocalChatLine(line: string): LocalChatLine {
     }
     const named = roleOfWord(name);
     if (named === null) {
-      return { kind: 'error', message: `unknown prefix /${word}: use /mod, /vip, /sub, /broadcaster, /viewer, /as LOGIN or /me (// starts a line with /; /help)` };
+      return { kind: 'error', message: `unknown prefix /${word}: use /mod, /vip, /sub, /broadcaster, /viewer, /as LOGIN or /me (// starts a line with /; /redeem KEY redeems a reward; /help)` };
     }
     if (role !== null) return { kind: 'error', message: 'one role prefix per line' };
     role = named;

@@ -55,6 +55,11 @@ describe('local chat line syntax', () => {
     expect(parsed.kind === 'error' ? parsed.message : '').toContain(message);
   });
 
+  it('an unknown prefix is told every prefix there is, /redeem included', () => {
+    const parsed = parseLocalChatLine('/redeme unlock-neon');
+    expect(parsed.kind === 'error' ? parsed.message : '').toMatch(/^unknown prefix \/redeme: use .*\/redeem KEY/);
+  });
+
   it('refuses a line over 500 characters, as Twitch would', () => {
     expect(parseLocalChatLine(`/mod ${'y'.repeat(500)}`)).toMatchObject({ kind: 'message' });
     expect(parseLocalChatLine('y'.repeat(501))).toEqual({ kind: 'error', message: 'a chat line is at most 500 characters; this one has 501' });

@@ -372,6 +372,35 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('shows the lines typed while a page that just connected waits for its first snapshot, each once', async () => {
+    const overlay = server.syncedA; // no other page of it open: its snapshot is a read
+    // The store is busy (another transaction holds it) once the page's socket is let in, so its snapshot read waits.
+    const hold = server.holdStoreOnNextUpgrade(overlay.token);
+    const reads = server.gateway.stats().styleReads;
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.goto(`${server.origin}/overlay/${overlay.token}`);
+    await expect.poll(() => server.gateway.stats().styleReads).toBe(reads + 1);
+    expect(await page.evaluate(() => document.body.dataset.status)).toBe('connecting');
+    const message = (id: string) => ({ type: 'message' as const, id, userId: '56', login: 'early', displayName: 'early', color: null, text: id, emotes: '', badges: [], avatarUrl: null });
+    server.gateway.pushChatEvent(server.accountId, message('typed-meanwhile'));
+    server.gateway.pushChatEvent(server.accountId, message('deleted-meanwhile'));
+    server.gateway.pushChatEvent(server.accountId, { type: 'message-deleted', messageId: 'deleted-meanwhile' });
+    server.gateway.pushChatEvent(server.accountId, { type: 'message-deleted', messageId: 'never-shown-here' });
+    await hold.release();
+    await page.waitForFunction(() => document.body.dataset.status === 'live');
+    const shown = () => page.$$eval('.cs-msg', (els) => els.map((el) => (el as HTMLElement).dataset.messageId));
+    expect(await shown()).toEqual(['typed-meanwhile']);
+    // What follows the snapshot is the next version: applied once, and no resync.
+    server.gateway.pushChatEvent(server.accountId, message('after'));
+    await page.waitForSelector('.cs-msg[data-message-id="after"]');
+    expect(await shown()).toEqual(['typed-meanwhile', 'after']);
+    expect(server.gateway.stats().styleReads).toBe(reads + 1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('changes the computed style of the page for every catalog key (overlay-wide and in a skin)', async () => {
     const page = await openOverlay();
     // No name colour: username.font-color is the colour for chatters without one.

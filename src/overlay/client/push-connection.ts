@@ -25,6 +25,11 @@ const DEFAULT_HEARTBEAT_MS = 30_000;
 const SILENCE_FACTOR = 2.5;
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 15_000;
+/**
+ * Chat events kept while a socket waits for its first snapshot; past this the oldest go. That is
+ * safe: a removal only names lines older than itself, and those went first.
+ */
+const MAX_EARLY_CHAT = 1_000;
 
 /** Sets the wait before the next reconnect (tests shorten it and note how long it was). */
 export type RetryScheduler = (reconnect: () => void, delayMs: number) => ReturnType<typeof setTimeout>;
@@ -38,6 +43,8 @@ export class PushConnection {
   #silenceTimer: ReturnType<typeof setTimeout> | undefined;
   #retryMs = RETRY_MIN_MS;
   #awaitingSnapshot = false;
+  /** Chat that came before this socket's first snapshot, in order: shown once it comes. */
+  #earlyChat: ChatEvent[] = [];
   #everConnected = false;
   #stopped = false;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -68,6 +75,7 @@ export class PushConnection {
     this.#handlers.status(this.#everConnected ? 'reconnecting' : 'connecting', null);
     this.#version = null;
     this.#awaitingSnapshot = true;
+    this.#earlyChat = [];
     const socket = new WebSocket(this.#url);
     this.#socket = socket;
     this.#armSilenceTimer();
@@ -104,6 +112,9 @@ export class PushConnection {
         this.#heartbeatMs = frame.options.heartbeatMs > 0 ? frame.options.heartbeatMs : DEFAULT_HEARTBEAT_MS;
         this.#version = frame.version;
         this.#handlers.style(frame.style, frame.options);
+        // Sent while the snapshot was read, so at or below its version; but a snapshot holds no
+        // chat, so they are not covered by it (docs/push.md#snapshot).
+        for (const event of this.#earlyChat.splice(0)) this.#handlers.chat(event);
         this.#handlers.status('live', this.#version);
         this.#armSilenceTimer();
         return;
@@ -112,7 +123,11 @@ export class PushConnection {
         return;
       case 'update':
       case 'chat':
-        if (this.#version === null) return; // before the snapshot: the snapshot covers it
+        if (this.#version === null) {
+          // Before the first snapshot, which covers an update but holds no chat: chat waits for it.
+          if (frame.type === 'chat' && this.#earlyChat.push(frame.event) > MAX_EARLY_CHAT) this.#earlyChat.shift();
+          return;
+        }
         if (frame.version <= this.#version) return; // already covered
         if (frame.version > this.#version + 1) this.#resync();
         this.#version = frame.version;

@@ -2,9 +2,12 @@
 // Each event bumps each overlay's version; it is serialized once, and its frame encoded once
 // per overlay for all of the overlay's sockets. Only plain messages may be dropped for a socket
 // that reads too slowly: a missed removal would leave removed text on stream.
+//
+// A socket waiting for a snapshot gets chat too, its first snapshot included: a snapshot holds no
+// chat, so what was typed while it was read would never show on a page that just connected.
 import { WebSocket } from 'ws';
 import type { ChatEvent, ChatMessageEvent } from './protocol.ts';
-import type { Channel } from './overlay-channels.ts';
+import type { Channel, PushClient } from './overlay-channels.ts';
 import { encode } from './socket-outbox.ts';
 import type { OutboxStats, SocketOutboxes } from './socket-outbox.ts';
 
@@ -30,7 +33,7 @@ export function createChatPush(
       eventJson ??= JSON.stringify(event);
       const frame = encode(`{"type":"chat","version":${channel.version},"event":${eventJson}}`);
       for (const client of channel.clients) {
-        if (!client.ready) continue;
+        if (!getsChat(client)) continue;
         if (droppable) sendOrDrop(client, frame);
         else sendOrClose(client, frame);
       }
@@ -38,14 +41,14 @@ export function createChatPush(
   }
 
   /**
-   * Whether any ready socket of the channel could still take this message's frame; the sockets
+   * Whether any socket of the channel that gets chat could still take this message's frame; the sockets
    * that cannot count it as dropped. Never wrong: the frame is at least chatFrameLowerBound long.
    */
   function anyRoomForChat(channel: Channel, event: ChatMessageEvent): boolean {
     const least = chatFrameLowerBound(event);
     let full = 0;
     for (const client of channel.clients) {
-      if (!client.ready || client.socket.readyState !== WebSocket.OPEN) continue;
+      if (!getsChat(client) || client.socket.readyState !== WebSocket.OPEN) continue;
       if (hasRoomFor(client, least)) return true;
       full++;
     }
@@ -54,6 +57,11 @@ export function createChatPush(
   }
 
   return pushChatEvent;
+}
+
+/** Had its snapshot, or waits for one (overlay-channels.ts `awaitingSnapshot`). */
+function getsChat(client: PushClient): boolean {
+  return client.ready || client.awaitingSnapshot;
 }
 
 /** The fixed part of every chat frame: none is shorter. */

@@ -15,11 +15,11 @@ export interface PushClient extends OutboxClient {
   /** A resync that asked too soon, answered when its turn comes. */
   resyncTimer: ReturnType<typeof setTimeout> | undefined;
   /**
-   * A resync's snapshot is being read. The socket stays `ready` meanwhile: chat frames keep
-   * reaching it, since the snapshot carries no chat and a removal sent only to the others would
-   * leave the removed line on this page.
+   * A snapshot is being read for it: its first (it is not `ready` yet), or a resync's (it stays
+   * `ready`). Chat frames reach it meanwhile: a snapshot carries no chat, so a line or a removal
+   * sent only to the others would be missing from this page, or left on it.
    */
-  resyncing: boolean;
+  awaitingSnapshot: boolean;
 }
 
 export interface Channel {

@@ -117,7 +117,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
   function accept(socket: WebSocket, overlay: AdmittedOverlay): void {
     const channel = channels.channelFor(overlay.id, overlay.accountId);
     const client: PushClient = {
-      socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined, resyncing: false,
+      socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined, awaitingSnapshot: false,
     };
     channel.clients.add(client);
     heartbeats.watch(client);

@@ -13,7 +13,10 @@ import { CLOSE_CODES, FRAME_SEPARATOR } from './protocol.ts';
 /** What the outbox needs of a socket's client. */
 export interface OutboxClient {
   readonly socket: WebSocket;
-  /** Has had its snapshot (frames before it are covered by it); cleared when closed for reading too slowly. */
+  /**
+   * Has had its first snapshot: gets updates and heartbeats (which the snapshot covers before
+   * that; chat comes sooner, chat-frames.ts). Cleared when closed for reading too slowly.
+   */
   ready: boolean;
   /** Frames waiting for this turn's flush, in order. */
   outbox: Buffer[];

@@ -64,12 +64,14 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
       if (sendOrClose(client, snapshotFrame(channel.version, cache.body))) client.ready = true;
       return;
     }
+    // Chat typed while the snapshot is read reaches the socket before it (chat-frames.ts).
+    client.awaitingSnapshot = true;
     scheduleRead(channel, null, client);
   }
 
   function requestResync(client: PushClient): void {
     // A client already waiting for its snapshot gets just that one.
-    if (!client.ready || client.resyncing || client.resyncTimer !== undefined) return;
+    if (!client.ready || client.awaitingSnapshot || client.resyncTimer !== undefined) return;
     const wait = client.lastResyncAt + resyncIntervalMs - performance.now();
     if (wait <= 0) resync(client);
     else {
@@ -84,7 +86,7 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
   function resync(client: PushClient): void {
     client.lastResyncAt = performance.now();
     // Not `ready = false`: chat, removals above all, must keep coming while the snapshot is read.
-    client.resyncing = true;
+    client.awaitingSnapshot = true;
     scheduleRead(client.channel, null, client);
   }
 
@@ -102,7 +104,7 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
         // A socket waiting for this snapshot (a newcomer, or a page's resync) would wait for ever:
         // it reconnects instead, and its new connection reads again.
         for (const client of pending.newcomers) {
-          client.resyncing = false;
+          client.awaitingSnapshot = false;
           client.socket.close(CLOSE_CODES.tryAgain, 'The overlay could not be read; reconnect.');
         }
       }).finally(() => { channel.reads--; });
@@ -133,7 +135,7 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
     if (newcomers.length === 0) return;
     const snapshot = snapshotFrame(channel.version, body);
     for (const client of newcomers) {
-      client.resyncing = false;
+      client.awaitingSnapshot = false;
       if (sendOrClose(client, snapshot)) client.ready = true;
     }
   }

@@ -206,6 +206,35 @@ describe('push gateway', () => {
     socket.close();
   });
 
+  it('sends chat, removals included, to a socket that just joined while its first snapshot is read', async () => {
+    // A server of its own: no socket of the overlay open, so the newcomer's snapshot is a read.
+    const fresh = await startPushTestServer();
+    try {
+      // The store is busy (another transaction holds it) once the socket is let in, so its snapshot read waits.
+      const hold = fresh.holdStoreOnNextUpgrade(fresh.main.token);
+      const socket = new OverlaySocket(fresh.origin, fresh.main.token);
+      await expect.poll(() => fresh.gateway.stats().styleReads).toBe(1);
+      fresh.gateway.pushChatEvent(fresh.accountId, message('typed-meanwhile'));
+      fresh.gateway.pushChatEvent(fresh.accountId, { type: 'user-cleared', userId: 'someone' });
+      const timeout = new Promise((resolve) => setTimeout(resolve, 2_000, 'nothing while the read waits'));
+      const line = await Promise.race([socket.next(), timeout]);
+      const removal = await Promise.race([socket.next(), timeout]);
+      await hold.release();
+      expect(line).toMatchObject({ type: 'chat', event: { type: 'message', id: 'typed-meanwhile' } });
+      const lineVersion = (line as { version: number }).version;
+      expect(removal).toMatchObject({ type: 'chat', version: lineVersion + 1, event: { type: 'user-cleared' } });
+      // The snapshot's version is at least theirs, and what follows it is the next one.
+      const snapshot = await socket.nextOf('snapshot');
+      expect(snapshot.version).toBe(lineVersion + 1);
+      fresh.gateway.pushChatEvent(fresh.accountId, message('after'));
+      expect(await socket.nextOf('chat')).toMatchObject({ version: snapshot.version + 1, event: { id: 'after' } });
+      expect(fresh.gateway.stats().styleReads).toBe(1);
+      socket.close();
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('closes a socket whose snapshot could not be read with 1013 (try again), instead of leaving it waiting for ever', async () => {
     const broken = await startPushTestServer();
     try {

@@ -2,6 +2,7 @@
 // HTTP API and the overlay server on one Fastify instance listening on 127.0.0.1, seeded with
 // a channel whose overlays cover every push case.
 import Fastify from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
 import { apiServerOptions, registerApi } from '../../../src/service/http/index.ts';
@@ -40,6 +41,12 @@ export interface PushTestServer {
   pickedSkinId: number;
   /** Neither assigned nor picked. */
   unusedSkinId: number;
+  /**
+   * Holds the store, as another transaction does while it runs, from the moment the gateway has
+   * looked up the next socket upgrade for `token`: that socket is let in, and the read of its
+   * first snapshot waits behind the hold until `release` (which resolves once the hold has ended).
+   */
+  holdStoreOnNextUpgrade(token: string): { release(): Promise<void> };
   /** PUT/GET on the API with the channel's key. */
   api(method: 'GET' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
@@ -91,6 +98,27 @@ export async function startPushTestServer(options: OverlayServerOptions & { host
     roleSkinId: roleSkin.id,
     pickedSkinId: pickedSkin.id,
     unusedSkinId: unusedSkin.id,
+    holdStoreOnNextUpgrade(token) {
+      const held = new Promise<{ ended: Promise<void>; end(): void }>((resolveHeld) => {
+        const onUpgrade = (request: IncomingMessage): void => {
+          if (request.url !== `/overlay/${token}/ws`) return;
+          app.server.off('upgrade', onUpgrade);
+          // The gateway's listener ran first: its token lookup is done or queued on the store's
+          // lock, and the snapshot read, a turn after the socket is let in, queues behind this.
+          let end!: () => void;
+          const gate = new Promise<void>((resolve) => { end = resolve; });
+          resolveHeld({ ended: store.read(() => gate), end });
+        };
+        app.server.on('upgrade', onUpgrade);
+      });
+      return {
+        async release() {
+          const { ended, end } = await held;
+          end();
+          await ended;
+        },
+      };
+    },
     async api(method, path, body) {
       const response = await fetch(`${origin}/api/v1${path}`, {
         method,

@@ -1,7 +1,7 @@
 // The page's JavaScript without a build step: the TypeScript modules the page imports, type-
 // stripped with node:module's stripTypeScriptTypes (Node 24), served under one URL prefix that
 // mirrors the repository layout so relative imports resolve in the browser as they do in Node.
-// Only modules reachable from the entry are served, and a module that imports anything but a
+// Only modules reachable from the entries (the overlay page's, and the not-found page's) are served, and a module that imports anything but a
 // relative `.ts` file (a Node builtin, a package) is refused when the graph is built, at start.
 import { readFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
@@ -9,6 +9,8 @@ import path from 'node:path';
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 export const OVERLAY_ENTRY = 'src/overlay/client/main.ts';
+/** The "Overlay not found" page's script: it reloads the page once its address names an overlay. */
+export const NOT_FOUND_ENTRY = 'src/overlay/client/not-found-recheck.ts';
 
 export interface BrowserModule {
   /** Repository-relative path with `/` separators, e.g. `src/overlay/settings-css.ts`. */

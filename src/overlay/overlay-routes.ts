@@ -1,6 +1,7 @@
 // HTTP routes of the overlay page: GET /overlay/<token> (the page, or a 404 page for an unknown
-// token; any other address under /overlay/ gets the 404 page too) and GET /overlay-assets/*
-// (animate.css, overlay.css and the page's type-stripped modules). Everything is read and
+// token, which reloads itself once the token names an overlay; any other address under /overlay/
+// gets the 404 page too, without that) and GET /overlay-assets/* (animate.css, overlay.css and
+// the type-stripped modules of both pages). Everything is read and
 // stripped once, when the routes are registered.
 //
 // The page names the build of its code (a hash of those files) in a meta tag, and the server in
@@ -12,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { buildBrowserModuleGraph } from './browser-modules.ts';
+import { NOT_FOUND_ENTRY, OVERLAY_ENTRY, buildBrowserModuleGraph } from './browser-modules.ts';
 import { ASSET_PREFIX, OVERLAY_PAGE_CSP, overlayPageHtml, unknownOverlayHtml } from './page.ts';
 
 export interface OverlayRoutesOptions {
@@ -47,8 +48,10 @@ export function loadOverlayAssets(): ReadonlyMap<string, Asset> {
   const css = 'text/css; charset=utf-8';
   assets.set('animate.css', { body: readFileSync(require.resolve('animate.css/animate.css'), 'utf8'), contentType: css });
   assets.set('overlay.css', { body: readFileSync(path.join(import.meta.dirname, 'assets/overlay.css'), 'utf8'), contentType: css });
-  for (const module of buildBrowserModuleGraph().values()) {
-    assets.set(module.path, { body: module.javascript, contentType: 'text/javascript; charset=utf-8' });
+  for (const entry of [OVERLAY_ENTRY, NOT_FOUND_ENTRY]) {
+    for (const module of buildBrowserModuleGraph(entry).values()) {
+      assets.set(module.path, { body: module.javascript, contentType: 'text/javascript; charset=utf-8' });
+    }
   }
   return assets;
 }
@@ -57,13 +60,16 @@ export function registerOverlayRoutes(app: FastifyInstance, options: OverlayRout
   const assets = loadOverlayAssets();
   const build = pageBuildOf(assets);
   const pageBuild = options.pageBuild ?? (() => build);
-  const unknown = unknownOverlayHtml();
+  const unknown = unknownOverlayHtml({ recheck: false });
+  // A token-shaped address may name an overlay later (a database restored): its page checks.
+  const unknownToken = unknownOverlayHtml({ recheck: true });
 
   app.get<{ Params: { token: string } }>('/overlay/:token', async (request, reply) => {
     const { token } = request.params;
-    const overlay = TOKEN.test(token) ? await options.findOverlayByToken(token) : null;
+    const tokenShaped = TOKEN.test(token);
+    const overlay = tokenShaped ? await options.findOverlayByToken(token) : null;
     pageHeaders(reply);
-    if (overlay == null) return reply.code(404).type('text/html; charset=utf-8').send(unknown);
+    if (overlay == null) return reply.code(404).type('text/html; charset=utf-8').send(tokenShaped ? unknownToken : unknown);
     const current = pageBuild();
     return reply.header(PAGE_BUILD_HEADER, current).type('text/html; charset=utf-8').send(overlayPageHtml(current));
   });

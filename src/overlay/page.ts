@@ -1,6 +1,6 @@
 // The overlay page's HTML and the page for an unknown overlay address. The page is the same
 // for every overlay: the client script reads its token from the address.
-import { OVERLAY_ENTRY } from './browser-modules.ts';
+import { NOT_FOUND_ENTRY, OVERLAY_ENTRY } from './browser-modules.ts';
 import { CLASSES } from './dom-classes.ts';
 
 /** URL prefix of the page's static files and modules. */
@@ -78,11 +78,18 @@ ${NOT_FOUND_MARKUP}
 `;
 }
 
-export function unknownOverlayHtml(): string {
+/**
+ * `recheck`: the page checks its own address now and then and reloads once it names an overlay
+ * (client/not-found-recheck.ts). Only for `/overlay/<token>`, where its relative link to the
+ * script holds and the address could name an overlay later; the script is a file of this server
+ * (the CSP runs no inline script).
+ */
+export function unknownOverlayHtml(options: { recheck: boolean }): string {
+  const script = options.recheck ? `<script type="module" src="${PAGE_ASSET_PREFIX}/${NOT_FOUND_ENTRY}"></script>\n` : '';
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Overlay not found</title>
-${NOTICE_STYLE}</head>
+${NOTICE_STYLE}${script}</head>
 <body>
 <div class="${CLASSES.notice}" role="alert">
 ${NOT_FOUND_MARKUP}

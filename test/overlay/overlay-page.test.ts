@@ -581,6 +581,36 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('loads the overlay by itself once the not-found page\'s address names an overlay again', async () => {
+    // OBS has the address of an overlay that this database does not know (chatskin was started on
+    // another one); then the right database is back.
+    const otherDatabase = await startPushTestServer();
+    const proxy = await startPrefixProxy('/chatskin', otherDatabase.port);
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      page.on('console', (message) => { if (message.type() === 'error' && !message.text().includes('404')) errors.push(message.text()); });
+      const address = `${proxy.origin}/chatskin/overlay/${server.main.token}`;
+      const checked = () => page.waitForResponse((response) => response.request().method() === 'HEAD' && response.url() === address, { timeout: 5_000 });
+      const response = await page.goto(address);
+      expect(response!.status()).toBe(404);
+      expect(await page.textContent('h1')).toBe('Overlay not found');
+      // It checks its address now and then, without reloading while the answer is 404.
+      expect((await checked()).status()).toBe(404);
+      expect(await page.textContent('h1')).toBe('Overlay not found');
+
+      proxy.retarget(server.port);
+      await page.waitForFunction(() => document.body.dataset.status === 'live', null, { timeout: 15_000 });
+      expect(new URL(page.url()).pathname).toBe(`/chatskin/overlay/${server.main.token}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await proxy.close();
+      await otherDatabase.close();
+    }
+  });
+
   it('shows the not-found page legibly over a dark scene and a light one', async () => {
     const page = await browser.newPage();
     await page.goto(`${server.origin}/overlay/${'q'.repeat(32)}`);

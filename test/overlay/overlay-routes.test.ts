@@ -29,8 +29,21 @@ describe('overlay page routes', () => {
     for (const token of ['z'.repeat(32), 'a%22%3Cb%3E', 'short']) {
       const response = await fetch(`${server.origin}/overlay/${token}`);
       expect(response.status).toBe(404);
-      expect(await response.text()).toContain('Overlay not found');
+      expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+      const html = await response.text();
+      expect(html).toContain('Overlay not found');
+      // A token-shaped address may name an overlay later: its page checks, with a script of this
+      // server (relative, as the overlay page's), no inline one. Other addresses never will.
+      const recheck = '<script type="module" src="../overlay-assets/src/overlay/client/not-found-recheck.ts"></script>';
+      if (token === 'a%22%3Cb%3E') expect(html).not.toContain('<script');
+      else expect(html).toContain(recheck);
     }
+    const deeper = await (await fetch(`${server.origin}/overlay/${'z'.repeat(32)}/extra`)).text();
+    expect(deeper).toContain('Overlay not found');
+    expect(deeper).not.toContain('<script');
+    const script = await fetch(`${server.origin}/overlay-assets/src/overlay/client/not-found-recheck.ts`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     // Past the router's parameter length: still 404 (the server's own envelope).
     expect((await fetch(`${server.origin}/overlay/${'x'.repeat(500)}`)).status).toBe(404);
   });

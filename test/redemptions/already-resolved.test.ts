@@ -2,22 +2,11 @@
 // Twitch takes a status only for an UNFULFILLED redemption, so the host could neither confirm nor
 // refund it, and a viewer told "Your points were refunded" would not get them back (or would get
 // the skin and the refund). Real twurple clients against the Twitch fakes, the real host and skin-shop.
-import { afterEach, describe, expect, it } from 'vitest';
-import { CLIENT_ID, openRedemptionWorld } from './redemption-world.ts';
+import { describe, expect, it } from 'vitest';
+import { CLIENT_ID, useRunningRedemptionWorlds } from './redemption-world.ts';
 import type { RedemptionWorld } from './redemption-world.ts';
 
-const worlds: RedemptionWorld[] = [];
-afterEach(async () => {
-  for (const world of worlds.splice(0)) await world.close();
-});
-
-async function running(): Promise<RedemptionWorld> {
-  const world = await openRedemptionWorld();
-  worlds.push(world);
-  await world.start();
-  await world.settled();
-  return world;
-}
+const running = useRunningRedemptionWorlds();
 
 function redemptionStatusCalls(world: RedemptionWorld, since = 0): number {
   return world.helix.calls.slice(since).filter((c) => c.method === 'PATCH' && c.path === '/channel_points/custom_rewards/redemptions').length;

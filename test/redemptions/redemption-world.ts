@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { afterEach } from 'vitest';
 import type { Clock } from '../../src/host/clock.ts';
 import { startTwitchRedemptions } from '../../src/adapters/redemptions/twitch-redemptions.ts';
 import type { TwitchRedemptions } from '../../src/adapters/redemptions/twitch-redemptions.ts';
@@ -140,6 +141,24 @@ function countingClient(client: OverlayStyleClient, unlocks: UnlockCall[]): Over
       call.created = result.created;
       return result;
     },
+  };
+}
+
+/**
+ * For a test file: `running(options?)` opens a world, starts it and waits until it has settled;
+ * every world opened so is closed after each test.
+ */
+export function useRunningRedemptionWorlds(): (options?: WorldOptions) => Promise<RedemptionWorld> {
+  const worlds: RedemptionWorld[] = [];
+  afterEach(async () => {
+    for (const world of worlds.splice(0)) await world.close();
+  });
+  return async (options = {}) => {
+    const world = await openRedemptionWorld(options);
+    worlds.push(world);
+    await world.start();
+    await world.settled();
+    return world;
   };
 }
 

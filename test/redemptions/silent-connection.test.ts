@@ -2,10 +2,10 @@
 // open, but no keepalive and no notification comes through any more). The host must notice by the
 // session's keepalive timeout, say so, open a new session, and finish by listing what was redeemed
 // while it heard nothing. Real twurple, host, skin-shop and store against the Twitch fakes.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REDEMPTION_ADD_TYPE } from '../fakes/fake-eventsub.ts';
 import { LEVEL } from '../host/log-capture.ts';
-import { openRedemptionWorld } from './redemption-world.ts';
+import { useRunningRedemptionWorlds } from './redemption-world.ts';
 import type { RedemptionWorld } from './redemption-world.ts';
 
 /**
@@ -18,20 +18,10 @@ const KEEPALIVE_TIMEOUT_SECONDS = 2;
 /** Only guards against a hung test: twurple gives up a silent socket after 1.2 times the timeout. */
 const GUARD_MS = 20_000;
 
-const worlds: RedemptionWorld[] = [];
-afterEach(async () => {
-  for (const world of worlds.splice(0)) await world.close();
+const runningWorld = useRunningRedemptionWorlds();
+const running = (): Promise<RedemptionWorld> => runningWorld({
+  helix: { eventSubOptions: { keepaliveTimeoutSeconds: KEEPALIVE_TIMEOUT_SECONDS, keepaliveIntervalMs: 500 } },
 });
-
-async function running(): Promise<RedemptionWorld> {
-  const world = await openRedemptionWorld({
-    helix: { eventSubOptions: { keepaliveTimeoutSeconds: KEEPALIVE_TIMEOUT_SECONDS, keepaliveIntervalMs: 500 } },
-  });
-  worlds.push(world);
-  await world.start();
-  await world.settled();
-  return world;
-}
 
 function eventSubLines(world: RedemptionWorld): Array<{ level: number; msg: string }> {
   return world.logs.filter((l) => l['component'] === 'eventsub').map((l) => ({ level: l.level, msg: String(l.msg) }));

@@ -1,23 +1,12 @@
 // The EventSub side's visible state (status object and log lines) through welcome, handover,
 // lost connection, revocation and stop, against the fake EventSub server with the real twurple
 // listener.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVENTSUB_CLOSE } from '../../fakes/fake-eventsub.ts';
-import { openRedemptionWorld, waitUntil } from '../../redemptions/redemption-world.ts';
+import { useRunningRedemptionWorlds, waitUntil } from '../../redemptions/redemption-world.ts';
 import type { RedemptionWorld } from '../../redemptions/redemption-world.ts';
 
-const worlds: RedemptionWorld[] = [];
-afterEach(async () => {
-  for (const world of worlds.splice(0)) await world.close();
-});
-
-async function running(): Promise<RedemptionWorld> {
-  const world = await openRedemptionWorld();
-  worlds.push(world);
-  await world.start();
-  await world.settled();
-  return world;
-}
+const running = useRunningRedemptionWorlds();
 
 function messages(world: RedemptionWorld): string[] {
   return world.logs.filter((l) => l['component'] === 'eventsub').map((l) => String(l.msg));

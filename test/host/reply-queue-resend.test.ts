@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { botUserstate } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
-import { replyQueueSetup as setup } from './reply-queue-fixture.ts';
+import { SPACING_MS, USER_LIMIT, WINDOW_MS, replyQueueSetup as setup, spaced } from './reply-queue-fixture.ts';
 
 const SLOW = { kind: 'wait', ms: 5_000 } as const;
 
@@ -19,9 +19,9 @@ describe('reply queue: lines the chat refused', () => {
     queue.refused('streamer', 'a', 'msg_slowmode', SLOW);
     await clock.advance(4_999);
     expect(transport.sent.map((line) => line.text)).toEqual(['a']);
-    await clock.advance(3_000);
+    await clock.advance(1 + 2 * SPACING_MS);
     expect(transport.sent.map((line) => line.text)).toEqual(['a', 'a', 'b', 'c']);
-    expect(sentAt).toEqual([0, 5_000, 6_000, 7_000]);
+    expect(sentAt).toEqual([0, ...spaced(3, 5_000)]);
   });
 
   it('lifts a slow-mode wait when the bot becomes a moderator, but not a rate-limit wait', async () => {
@@ -74,31 +74,33 @@ describe('reply queue: lines the chat refused', () => {
     void queue.enqueue('streamer', 'same');
     await clock.advance(0);
     queue.refused('streamer', 'same', 'msg_duplicate', { kind: 'differ' });
-    await clock.advance(1_000);
+    await clock.advance(SPACING_MS);
     queue.refused('streamer', 'same \u034F', 'msg_duplicate', { kind: 'differ' });
-    await clock.advance(1_000);
+    await clock.advance(SPACING_MS);
     expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u034F', 'same']);
   });
 
   it('keeps the order of lines refused one after the other', async () => {
     const { queue, clock, transport } = setup();
     for (const text of ['a', 'b', 'c']) void queue.enqueue('streamer', text);
-    await clock.advance(1_000);
+    await clock.advance(SPACING_MS);
+    expect(transport.sent.map((line) => line.text)).toEqual(['a', 'b']);
     queue.refused('streamer', 'a', 'msg_slowmode', SLOW);
     queue.refused('streamer', 'b', 'msg_slowmode', SLOW);
     await clock.advance(10_000);
     expect(transport.sent.map((line) => line.text)).toEqual(['a', 'b', 'a', 'b', 'c']);
   });
 
-  it('counts a line sent again against the 20 per 30 s', async () => {
+  it('counts a line sent again against the 20 per window', async () => {
     const { queue, clock, sentAt } = setup();
-    for (let index = 0; index < 20; index++) void queue.enqueue('streamer', `m${index}`);
-    await clock.advance(19_000);
-    queue.refused('streamer', 'm19', 'msg_slowmode', { kind: 'wait', ms: 0 });
-    await clock.advance(10_999);
-    expect(sentAt).toHaveLength(20);
+    for (let index = 0; index < USER_LIMIT; index++) void queue.enqueue('streamer', `m${index}`);
+    await clock.advance((USER_LIMIT - 1) * SPACING_MS);
+    expect(sentAt).toHaveLength(USER_LIMIT);
+    queue.refused('streamer', `m${USER_LIMIT - 1}`, 'msg_slowmode', { kind: 'wait', ms: 0 });
+    await clock.advance(WINDOW_MS - 1 - (USER_LIMIT - 1) * SPACING_MS);
+    expect(sentAt).toHaveLength(USER_LIMIT);
     await clock.advance(1);
-    expect(sentAt.at(-1)).toBe(30_000);
+    expect(sentAt.at(-1)).toBe(WINDOW_MS);
   });
 
   it('after stop, neither sends again nor fails', async () => {

@@ -1,10 +1,10 @@
 // The reply queue under a channel's slow mode: where the bot is not a moderator its lines go at
-// least the slow mode apart (the 1 s spacing when that is longer); a moderator is exempt, and so
+// least the slow mode apart (the minimum spacing when that is longer); a moderator is exempt, and so
 // is a VIP, who otherwise keeps a viewer's pacing.
 import { describe, expect, it } from 'vitest';
 import { botUserstate, botVipUserstate } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
-import { replyQueueSetup as setup } from './reply-queue-fixture.ts';
+import { SPACING_MS, USER_LIMIT, WINDOW_MS, replyQueueSetup as setup, spaced } from './reply-queue-fixture.ts';
 
 describe('reply queue: slow mode', () => {
   it('spaces lines by the slow mode where the bot is not a moderator', async () => {
@@ -26,18 +26,18 @@ describe('reply queue: slow mode', () => {
     expect(sentAt).toEqual([0, 0, 0, 0]);
   });
 
-  it('does not hold back a VIP either, who still goes 1 s apart and 20 per 30 s', async () => {
+  it('does not hold back a VIP either, who still goes the minimum spacing apart and 20 per window', async () => {
     const { queue, clock, sentAt } = setup();
     queue.setBotState('streamer', botVipUserstate());
     queue.setSlowMode('streamer', 30);
-    for (let index = 0; index < 22; index++) void queue.enqueue('streamer', `line ${index}`);
-    await clock.advance(3_000);
-    expect(sentAt).toEqual([0, 1_000, 2_000, 3_000]);
-    await clock.advance(26_999);
-    expect(sentAt).toHaveLength(20);
+    for (let index = 0; index < USER_LIMIT + 2; index++) void queue.enqueue('streamer', `line ${index}`);
+    await clock.advance(3 * SPACING_MS);
+    expect(sentAt).toEqual(spaced(4));
+    await clock.advance(WINDOW_MS - 1 - 3 * SPACING_MS);
+    expect(sentAt).toHaveLength(USER_LIMIT);
     await clock.advance(1);
-    expect(sentAt).toHaveLength(21);
-    expect(sentAt[20]).toBe(30_000);
+    expect(sentAt).toHaveLength(USER_LIMIT + 1);
+    expect(sentAt[USER_LIMIT]).toBe(WINDOW_MS);
   });
 
   it('lifts a slow-mode wait when the bot becomes a VIP', async () => {
@@ -52,27 +52,28 @@ describe('reply queue: slow mode', () => {
     expect(transport.sent.map((line) => line.text)).toEqual(['a', 'a']);
   });
 
-  it('applies a slow mode switched on from the last line sent, and the 1 s spacing once it is off', async () => {
+  it('applies a slow mode switched on from the last line sent, and the minimum spacing once it is off', async () => {
     const { queue, clock, sentAt } = setup();
     for (let index = 0; index < 6; index++) void queue.enqueue('streamer', `line ${index}`);
-    await clock.advance(1_000);
-    expect(sentAt).toEqual([0, 1_000]);
+    await clock.advance(SPACING_MS);
+    expect(sentAt).toEqual([0, SPACING_MS]);
     queue.setSlowMode('streamer', 5);
     await clock.advance(10_000);
-    expect(sentAt).toEqual([0, 1_000, 6_000, 11_000]);
+    const slow = [0, SPACING_MS, SPACING_MS + 5_000, SPACING_MS + 10_000];
+    expect(sentAt).toEqual(slow);
     queue.setSlowMode('streamer', 0);
-    await clock.advance(2_000);
-    expect(sentAt).toEqual([0, 1_000, 6_000, 11_000, 12_000, 13_000]);
+    await clock.advance(2 * SPACING_MS);
+    expect(sentAt).toEqual([...slow, ...spaced(2, slow.at(-1)! + SPACING_MS)]);
   });
 
-  it('is per channel: another channel keeps the 1 s spacing', async () => {
+  it('is per channel: another channel keeps the minimum spacing', async () => {
     const { queue, clock, transport } = setup();
     queue.setSlowMode('streamer', 20);
     for (let index = 0; index < 3; index++) {
       void queue.enqueue('streamer', `s${index}`);
       void queue.enqueue('other', `o${index}`);
     }
-    await clock.advance(2_000);
+    await clock.advance(2 * SPACING_MS);
     expect(transport.sent.filter((line) => line.channel === 'other')).toHaveLength(3);
     expect(transport.sent.filter((line) => line.channel === 'streamer')).toHaveLength(1);
   });

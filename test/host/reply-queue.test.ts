@@ -3,22 +3,22 @@ import type { ReplyOutcome } from '../../src/host/plugin-api.ts';
 import { botUserstate } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
 import { settle } from './manual-clock.ts';
-import { holdLine, replyQueueSetup as setup } from './reply-queue-fixture.ts';
+import { MODERATOR_LIMIT, SPACING_MS, USER_LIMIT, WINDOW_MS, holdLine, replyQueueSetup as setup, spaced } from './reply-queue-fixture.ts';
 
 describe('reply queue: Twitch limits (sliding 30 s window)', () => {
-  it('sends at most 20 messages per 30 s, one per second, to a channel where the bot is not a moderator', async () => {
+  it('sends at most 20 messages per window, the minimum spacing apart, to a channel where the bot is not a moderator', async () => {
     const { queue, clock, sentAt } = setup();
-    for (let index = 0; index < 25; index++) void queue.enqueue('streamer', `message ${index}`);
+    for (let index = 0; index < USER_LIMIT + 5; index++) void queue.enqueue('streamer', `message ${index}`);
     await clock.advance(0);
     expect(sentAt).toEqual([0]);
-    await clock.advance(29_999);
-    // One a second (the 1 s minimum between lines), 20 in the first window.
-    expect(sentAt).toEqual(Array.from({ length: 20 }, (_, index) => index * 1000));
+    await clock.advance(WINDOW_MS - 1);
+    // One per minimum spacing, 20 in the first window.
+    expect(sentAt).toEqual(spaced(USER_LIMIT));
     await clock.advance(1);
-    expect(sentAt).toHaveLength(21);
-    expect(sentAt[20]).toBe(30_000);
-    await clock.advance(5_000);
-    expect(sentAt).toEqual([...Array.from({ length: 20 }, (_, index) => index * 1000), 30_000, 31_000, 32_000, 33_000, 34_000]);
+    expect(sentAt).toHaveLength(USER_LIMIT + 1);
+    expect(sentAt[USER_LIMIT]).toBe(WINDOW_MS);
+    await clock.advance(4 * SPACING_MS);
+    expect(sentAt).toEqual([...spaced(USER_LIMIT), ...spaced(5, WINDOW_MS)]);
   });
 
   it('shares the freed places among channels in turn, so one busy channel does not starve another', async () => {
@@ -26,16 +26,16 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     queue.setBotState('streamer', botUserstate(true));
     // 300 replies to a channel where the bot is a moderator fill the shared 100 per 30 s.
     for (let index = 0; index < 300; index++) void queue.enqueue('streamer', `busy ${index}`);
-    await clock.advance(25_000);
-    expect(transport.sent).toHaveLength(100);
+    await clock.advance(WINDOW_MS - 5_000);
+    expect(transport.sent).toHaveLength(MODERATOR_LIMIT);
     void queue.enqueue('other', 'waiting');
-    // The first place freed (at 30 s) goes to the channel that had not sent.
+    // The first place freed (a window after the first lines) goes to the channel that had not sent.
     await clock.advance(5_000);
     const other = transport.sent.findIndex((line) => line.channel === 'other');
-    expect(other).toBe(100);
+    expect(other).toBe(MODERATOR_LIMIT);
   });
 
-  it('no 30 s window ever holds more than 20 messages, however they arrive', async () => {
+  it('no window ever holds more than 20 messages, however they arrive', async () => {
     const { queue, clock, sentAt } = setup();
     for (let round = 0; round < 6; round++) {
       for (let index = 0; index < 9; index++) void queue.enqueue('streamer', `r${round} m${index}`);
@@ -44,25 +44,25 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     await clock.advance(120_000);
     expect(sentAt).toHaveLength(54);
     for (const [index, at] of sentAt.entries()) {
-      expect(sentAt.filter((other) => other > at - 30_000 && other <= at).length, `window ending at message ${index}`).toBeLessThanOrEqual(20);
+      expect(sentAt.filter((other) => other > at - WINDOW_MS && other <= at).length, `window ending at message ${index}`).toBeLessThanOrEqual(USER_LIMIT);
     }
   });
 
-  it('after a USERSTATE with the moderator badge: 100 per 30 s and no 1 s spacing', async () => {
+  it('after a USERSTATE with the moderator badge: 100 per window and no minimum spacing', async () => {
     const { queue, clock, sentAt } = setup();
     queue.setBotState('#streamer', botUserstate(true));
     expect(queue.isModerator('streamer')).toBe(true);
-    for (let index = 0; index < 130; index++) void queue.enqueue('streamer', `message ${index}`);
+    for (let index = 0; index < MODERATOR_LIMIT + 30; index++) void queue.enqueue('streamer', `message ${index}`);
     await clock.advance(0);
-    expect(sentAt).toHaveLength(100);
+    expect(sentAt).toHaveLength(MODERATOR_LIMIT);
     expect(sentAt.every((at) => at === 0)).toBe(true);
-    await clock.advance(29_999);
-    expect(sentAt).toHaveLength(100);
+    await clock.advance(WINDOW_MS - 1);
+    expect(sentAt).toHaveLength(MODERATOR_LIMIT);
     await clock.advance(1);
-    expect(sentAt).toHaveLength(130);
+    expect(sentAt).toHaveLength(MODERATOR_LIMIT + 30);
   });
 
-  it('a USERSTATE without moderator status brings back the 20 per 30 s and the 1 s spacing', async () => {
+  it('a USERSTATE without moderator status brings back the 20 per window and the minimum spacing', async () => {
     const { queue, clock, sentAt } = setup();
     queue.setBotState('streamer', botUserstate(true));
     for (let index = 0; index < 30; index++) void queue.enqueue('streamer', `fast ${index}`);
@@ -70,13 +70,14 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     expect(sentAt).toHaveLength(30);
     queue.setBotState('streamer', botUserstate(false));
     expect(queue.isModerator('streamer')).toBe(false);
-    for (let index = 0; index < 21; index++) void queue.enqueue('streamer', `slow ${index}`);
-    await clock.advance(30_999);
-    // The moderator-only lines used the 100 bucket alone; the ordinary 20 start afresh, 1 s
-    // after the channel's last line and 1 s apart.
-    expect(sentAt.slice(30)).toEqual(Array.from({ length: 20 }, (_, index) => (index + 1) * 1000));
+    for (let index = 0; index < USER_LIMIT + 1; index++) void queue.enqueue('streamer', `slow ${index}`);
+    await clock.advance(SPACING_MS + WINDOW_MS - 1);
+    // The moderator-only lines used the 100 bucket alone; the ordinary 20 start afresh, the minimum
+    // spacing after the channel's last line and that far apart.
+    expect(sentAt.slice(30)).toEqual(spaced(USER_LIMIT, SPACING_MS));
+    // The 21st waits for the first of them to leave the window.
     await clock.advance(1);
-    expect(sentAt.slice(50)).toEqual([31_000]);
+    expect(sentAt.slice(30 + USER_LIMIT)).toEqual([SPACING_MS + WINDOW_MS]);
   });
 
   it('the ordinary 20 are shared by every channel where the bot is not a moderator; a moderator channel has its own room', async () => {
@@ -84,13 +85,13 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     queue.setBotState('other', botUserstate(true));
     for (let index = 0; index < 15; index++) void queue.enqueue('streamer', `s${index}`);
     for (let index = 0; index < 10; index++) void queue.enqueue('other', `o${index}`);
-    await clock.advance(29_999);
+    await clock.advance(WINDOW_MS - 1);
     const streamerSent = transport.sent.filter((line) => line.channel === 'streamer').length;
     expect(transport.sent.filter((line) => line.channel === 'other')).toHaveLength(10);
     expect(streamerSent).toBe(15);
   });
 
-  it('spaces lines 1 s apart from when the transport sent them, so a line held back is not followed at once', async () => {
+  it('spaces lines the minimum apart from when the transport sent them, so a line held back is not followed at once', async () => {
     const { queue, clock, transport, sentAt } = setup();
     // The first line waits in the transport (as one does for its channel to be rejoined).
     const { release } = holdLine(transport, 'held');
@@ -99,13 +100,13 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     await clock.advance(5_000);
     expect(sentAt).toEqual([]);
     release();
-    await clock.advance(999);
+    await clock.advance(SPACING_MS - 1);
     expect(sentAt).toEqual([5_000]);
     await clock.advance(1);
-    expect(sentAt).toEqual([5_000, 6_000]);
+    expect(sentAt).toEqual([5_000, 5_000 + SPACING_MS]);
   });
 
-  it('counts a line in flight as taking a place in the 30 s window, and a held line from when it was sent', async () => {
+  it('counts a line in flight as taking a place in the window, and a held line from when it was sent', async () => {
     const { queue, clock, transport, sentAt } = setup();
     queue.setBotState('streamer', botUserstate(true));
     queue.setBotState('other', botUserstate(true));
@@ -113,19 +114,20 @@ describe('reply queue: Twitch limits (sliding 30 s window)', () => {
     void queue.enqueue('streamer', 'held');
     for (let index = 0; index < 200; index++) void queue.enqueue('other', `o${index}`);
     await clock.advance(0);
-    // 100 per 30 s in all: the held line keeps one place.
-    expect(sentAt).toHaveLength(99);
+    // 100 per window in all: the held line keeps one place.
+    const others = MODERATOR_LIMIT - 1;
+    expect(sentAt).toHaveLength(others);
     await clock.advance(20_000);
     release();
     await clock.advance(0);
     expect(sentAt.at(-1)).toBe(20_000);
-    await clock.advance(10_000);
+    await clock.advance(WINDOW_MS - 20_000);
     // The 99 lines of 0 s have left the window; the held line, sent at 20 s, has not.
-    expect(sentAt.filter((at) => at === 30_000)).toHaveLength(99);
-    await clock.advance(19_999);
-    expect(sentAt).toHaveLength(99 + 1 + 99);
+    expect(sentAt.filter((at) => at === WINDOW_MS)).toHaveLength(others);
+    await clock.advance(20_000 - 1);
+    expect(sentAt).toHaveLength(others + 1 + others);
     await clock.advance(1);
-    expect(sentAt.slice(99 + 1 + 99)).toEqual([50_000]);
+    expect(sentAt.slice(others + 1 + others)).toEqual([20_000 + WINDOW_MS]);
   });
 
   it('a transport without limits (local chat) sends at once', async () => {

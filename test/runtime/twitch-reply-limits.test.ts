@@ -1,27 +1,31 @@
 // The host's replies over the real tmi.js keep under Twitch's chat limits and are never dropped:
-// in a channel where the bot is not a moderator, at most 20 lines per 30 s (one a second); where
-// it is one (Twitch says so in the bot's USERSTATE, sent on join and after each of its lines), up
-// to 100 per 30 s, unpaced. The rest wait their turn. Time is a manual clock, so nothing sleeps.
+// in a channel where the bot is not a moderator, at most 20 lines per window (the minimum spacing
+// apart); where it is one (Twitch says so in the bot's USERSTATE, sent on join and after each of
+// its lines), up to 100 per window, unpaced. The rest wait their turn. Time is a manual clock, so
+// nothing sleeps. The spacing and the window are the queue's (TWITCH_CHAT_LIMITS).
 import { describe, expect, it } from 'vitest';
+import { TWITCH_CHAT_LIMITS } from '../../src/host/chat-transport.ts';
 import { twitchHostForSuite } from './twitch-host.ts';
 import type { ReplyOutcome } from '../../src/host/plugin-api.ts';
 import type { Badges } from '../fakes/fake-twitch-irc.ts';
+
+const { minIntervalMs: SPACING_MS, windowMs: WINDOW_MS, userMessages: USER_LIMIT, moderatorMessages: MODERATOR_LIMIT } = TWITCH_CHAT_LIMITS;
 
 describe('reply limits over the real tmi.js', () => {
   const world = twitchHostForSuite({ dirPrefix: 'chatskin-limits-' });
   const COMMANDS = 25;
 
-  it('sends 20 lines in the first 30 s, one a second, then the rest: none dropped', async () => {
+  it('sends 20 lines in the first window, the minimum spacing apart, then the rest: none dropped', async () => {
     const { clock, botLines } = world;
     await world.sendCommands(COMMANDS);
 
-    // Let the handlers answer (they read the service), then step time a second at a time.
+    // Let the handlers answer (they read the service), then step time a spacing at a time.
     await expect.poll(async () => { await clock.advance(0); return botLines().length; }, { timeout: 10_000 }).toBe(1);
-    for (let second = 1; second < 30; second += 1) {
-      await clock.advance(1_000);
-      await expect.poll(() => botLines().length, { timeout: 5_000 }).toBe(Math.min(second + 1, 20));
+    for (let step = 1; step * SPACING_MS < WINDOW_MS; step += 1) {
+      await clock.advance(SPACING_MS);
+      await expect.poll(() => botLines().length, { timeout: 5_000 }).toBe(Math.min(step + 1, USER_LIMIT));
     }
-    expect(botLines()).toHaveLength(20);
+    expect(botLines()).toHaveLength(USER_LIMIT);
 
     await clock.advance(60_000);
     await expect.poll(() => botLines().length, { timeout: 5_000 }).toBe(COMMANDS);
@@ -54,13 +58,13 @@ describe('reply limits over the real tmi.js, the bot a moderator from its join',
     say(40);
     await expect.poll(() => botLines().length, { timeout: 10_000 }).toBe(70);
     say(40);
-    await expect.poll(() => botLines().length, { timeout: 10_000 }).toBe(100);
+    await expect.poll(() => botLines().length, { timeout: 10_000 }).toBe(MODERATOR_LIMIT);
 
-    // A window is 30 s from the first line: until then the last 10 wait, unsent and not dropped.
-    await clock.advance(29_999);
+    // A window from the first line: until then the last 10 wait, unsent and not dropped.
+    await clock.advance(WINDOW_MS - 1);
     expect(sentCount()).toBe(70);
     expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(10);
-    expect(botLines()).toHaveLength(100);
+    expect(botLines()).toHaveLength(MODERATOR_LIMIT);
 
     await clock.advance(1);
     await expect.poll(() => botLines().length, { timeout: 10_000 }).toBe(110);
@@ -79,9 +83,9 @@ describe('reply limits over the real tmi.js, the bot made a moderator while repl
     await expect.poll(() => botLines().length, { timeout: 10_000 }).toBe(1);
 
     // Made a moderator now: the USERSTATE that answered the first line said otherwise, the one
-    // answering the second line (due in a second) says so.
+    // answering the second line (due after the minimum spacing) says so.
     botIsModerator = true;
-    await clock.advance(1_000);
+    await clock.advance(SPACING_MS);
     await expect.poll(() => botLines().length, { timeout: 10_000 }).toBe(10);
   });
 });

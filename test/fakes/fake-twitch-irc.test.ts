@@ -490,6 +490,99 @@ describe('FakeTwitchIrc protocol details', () => {
     mod.ws.close();
   });
 
+  it('with rateLimits, refuses with msg_ratelimit a line less than 1 s after the last one delivered in that channel, judged at arrival; moderators exempt', async () => {
+    await irc.close();
+    let now = 1_000_000;
+    irc = await FakeTwitchIrc.start({ now: () => now, rateLimits: true, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
+    const raw = await rawClient(irc);
+    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel,#other');
+    await raw.next((l) => l.includes('ROOMSTATE') && l.includes('#other'));
+    const said = async (text: string, channel = '#somechannel') => {
+      raw.ws.send(`PRIVMSG ${channel} :${text}`);
+      return irc.waitForPrivmsg((m) => m.text === text);
+    };
+    expect((await said('one')).refused).toBeNull();
+    now += 999;
+    expect(await said('two')).toMatchObject({ refused: 'msg_ratelimit', at: 1_000_999 });
+    expect(await raw.next((l) => l.includes('NOTICE'))).toBe('@msg-id=msg_ratelimit :tmi.twitch.tv NOTICE #somechannel '
+      + ':Your message was not sent because you are sending messages too quickly.');
+    // Per channel, and counted from the last line delivered there.
+    expect((await said('elsewhere', '#other')).refused).toBeNull();
+    now += 1;
+    expect((await said('three')).refused).toBeNull();
+
+    // A line held up on the way arrives later: the next, written a second after it, arrives less
+    // than a second after it. One connection keeps its order: none arrives before the one before it.
+    irc.privmsgDelay = ({ text }) => (text === 'late' ? 50 : 0);
+    now += 1_000;
+    expect(await said('late')).toMatchObject({ refused: null, at: 1_002_050 });
+    now += 1_000;
+    expect(await said('written a second later')).toMatchObject({ refused: 'msg_ratelimit', at: 1_003_000 });
+    irc.privmsgDelay = ({ text }) => (text === 'very late' ? 5_000 : 0);
+    now += 1_000;
+    expect((await said('very late', '#other')).at).toBe(1_009_000);
+    expect((await said('behind it')).at).toBe(1_009_000);
+    irc.privmsgDelay = null;
+
+    const mod = await rawClient(irc);
+    mod.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK modbot\r\nJOIN #somechannel');
+    await mod.next((l) => l.includes('ROOMSTATE'));
+    mod.ws.send('PRIVMSG #somechannel :m1\r\nPRIVMSG #somechannel :m2');
+    await expect.poll(() => irc.privmsgs.filter((m) => m.login === 'modbot').map((m) => m.refused)).toEqual([null, null]);
+    raw.ws.close();
+    mod.ws.close();
+  });
+
+  it('with rateLimits, refuses the 21st line in 30 s to channels where the sender is not a moderator, and the 101st in all, counted at arrival', async () => {
+    await irc.close();
+    let now = 1_000_000;
+    irc = await FakeTwitchIrc.start({ now: () => now, rateLimits: true, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
+    const raw = await rawClient(irc);
+    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel,#other');
+    await raw.next((l) => l.includes('ROOMSTATE') && l.includes('#other'));
+    const said = async (text: string, channel = '#somechannel') => {
+      raw.ws.send(`PRIVMSG ${channel} :${text}`);
+      return irc.waitForPrivmsg((m) => m.text === text);
+    };
+    // The first line held up 50 ms on the way (to another channel: no 1 s rule with the next), then
+    // one a second: 20 in the window.
+    irc.privmsgDelay = ({ text }) => (text === 'line 0' ? 50 : 0);
+    expect(await said('line 0', '#other')).toMatchObject({ refused: null, at: 1_000_050 });
+    for (let index = 1; index < 20; index += 1) {
+      now += 1_000;
+      expect((await said(`line ${index}`)).refused).toBeNull();
+    }
+    // The 21st, 30 s after the first was written but not after it arrived.
+    now = 1_030_000;
+    expect((await said('21st')).refused).toBe('msg_ratelimit');
+    // A refused line does not count; once the first has been 30 s in, a place is free.
+    now = 1_030_050;
+    expect((await said('21st again')).refused).toBeNull();
+    expect((await said('22nd', '#other')).refused).toBe('msg_ratelimit');
+
+    const mod = await rawClient(irc);
+    mod.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK modbot\r\nJOIN #somechannel');
+    await mod.next((l) => l.includes('ROOMSTATE'));
+    mod.ws.send(Array.from({ length: 101 }, (_, index) => `PRIVMSG #somechannel :m${index}`).join('\r\n'));
+    await expect.poll(() => irc.privmsgs.filter((m) => m.login === 'modbot')).toHaveLength(101);
+    const refused = irc.privmsgs.filter((m) => m.login === 'modbot').map((m) => m.refused);
+    expect(refused.slice(0, 100).every((reason) => reason === null)).toBe(true);
+    expect(refused[100]).toBe('msg_ratelimit');
+    raw.ws.close();
+    mod.ws.close();
+  });
+
+  it('without rateLimits (the default), delivers lines however fast they come', async () => {
+    await irc.close();
+    irc = await FakeTwitchIrc.start({ now: () => 0 });
+    const raw = await rawClient(irc);
+    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel');
+    await raw.next((l) => l.includes('ROOMSTATE'));
+    raw.ws.send(Array.from({ length: 25 }, (_, index) => `PRIVMSG #somechannel :line ${index}`).join('\r\n'));
+    await expect.poll(() => irc.privmsgs.filter((m) => m.refused === null)).toHaveLength(25);
+    raw.ws.close();
+  });
+
   it('rejects a wait that never comes true, naming what it waited for', async () => {
     await expect(irc.waitForJoin('nobody', { timeoutMs: 20 })).rejects.toThrow('a JOIN of #nobody');
   });

@@ -61,9 +61,14 @@
  *   `msg_duplicate` instead (recorded with `refused: 'msg_duplicate'`). Tag characters
  *   (U+E0000..U+E007F) are dropped from what is delivered and compared, as Twitch has done since
  *   August 2025; surrounding spaces do not count.
- * Not covered: the rate limits (Twitch's other chat limits); the
- * bot's own limits can be checked from `privmsgs[i].at`, stamped by the `now` option's
- * clock (Date.now by default; a test on a manual clock passes its own).
+ * - Rate limits (fake-rate-limits.ts), with `rateLimits: true`: 20 PRIVMSGs per 30 s from a login
+ *   to channels where it is neither broadcaster nor moderator, 100 per 30 s in all, and one per
+ *   second per such channel; a line past them gets `NOTICE` `msg_ratelimit` instead (recorded
+ *   with `refused: 'msg_ratelimit'`). Judged at the line's arrival, `privmsgs[i].at`: stamped by
+ *   the `now` option's clock (Date.now by default; a test on a manual clock passes its own), plus
+ *   the `privmsgDelay` the test gives a line (held up on the way), never before the connection's
+ *   previous PRIVMSG (one stream keeps its order). Off by default: tests of the adapter alone
+ *   send lines as fast as they like, and a host whose clock is not the fake's cannot be judged.
  *
  * API:
  *   FakeTwitchIrc.start(options?)                     -> Promise<FakeTwitchIrc>
@@ -89,6 +94,7 @@
  *     enforces it without the ROOMSTATE, as if the client had missed it
  *   .silent = true | false          stop / start answering clients' lines
  *   .answersLost = true | false     deliver clients' PRIVMSGs but send their senders no USERSTATE
+ *   .privmsgDelay = (message) => ms | null   hold clients' PRIVMSGs up on the way (their `at`)
  *   .floodPrivmsg(channel, count, build?, options?) -> Promise<FloodResult>
  *   .userIdOf(login) / .roomIdOf(channel)
  *   .close()
@@ -98,6 +104,7 @@ import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { chatCommandOf, commandRefusal } from './fake-chat-commands.ts';
 import { DUPLICATE_NOTICE, FakeDuplicates, deliveredText } from './fake-duplicates.ts';
+import { FakeRateLimits, RATE_LIMIT_NOTICE } from './fake-rate-limits.ts';
 import { FakeSlowMode, slowModeNotice } from './fake-slow-mode.ts';
 import { formatIrcLine, parseIrcLine, type IrcMessage, type IrcTags } from './irc-message.ts';
 import { stableNumericId } from './stable-id.ts';
@@ -124,8 +131,10 @@ export interface FakeTwitchIrcOptions {
   pingIntervalMs?: number;
   /** Start silent (see `silent`). Default false. */
   silent?: boolean;
-  /** The fake's clock (ms) for `at` stamps and slow mode. Default Date.now. */
+  /** The fake's clock (ms) for `at` stamps, slow mode and the rate limits. Default Date.now. */
   now?: () => number;
+  /** Enforce Twitch's chat rate limits on clients' PRIVMSGs (fake-rate-limits.ts). Default false. */
+  rateLimits?: boolean;
 }
 
 /** A chat user as a test describes it; turned into Twitch's tags. */
@@ -204,9 +213,10 @@ export interface ClientPrivmsg {
   text: string;
   /** Whether that connection had joined the channel (Twitch drops it otherwise). */
   joined: boolean;
-  /** The msg-id of the NOTICE answered instead of delivering it (`msg_slowmode`, `unrecognized_cmd`); null when delivered. */
+  /** The msg-id of the NOTICE answered instead of delivering it (`msg_slowmode`, `msg_ratelimit`, `unrecognized_cmd`); null when delivered. */
   refused: string | null;
   tags: IrcTags;
+  /** When it arrived: the fake's clock when the server read it, plus the `privmsgDelay` it was given. */
   at: number;
 }
 
@@ -257,6 +267,8 @@ const SERVER = 'tmi.twitch.tv';
 
 interface Connection {
   id: number;
+  /** When its last PRIVMSG arrived (`at`): a later one cannot arrive before it. */
+  lastPrivmsgAt: number;
   ws: WebSocket;
   caps: Set<string>;
   pass: string | null;
@@ -331,6 +343,13 @@ export class FakeTwitchIrc {
    * answer reaching the client.
    */
   answersLost = false;
+  /**
+   * How long a client's PRIVMSG was held up on the way (ms, from the fake's clock when the server
+   * read it): its `at`, which slow mode, duplicates and the rate limits judge, is that much later,
+   * and never before the same connection's previous PRIVMSG. null (default): none is.
+   * Changeable at any time.
+   */
+  privmsgDelay: ((message: { login: string | null; channel: string; text: string }) => number) | null = null;
 
   readonly #server: WebSocketServer;
   readonly #options: FakeTwitchIrcOptions;
@@ -338,6 +357,7 @@ export class FakeTwitchIrc {
   readonly #waiters = new Waiters();
   readonly #slowMode = new FakeSlowMode();
   readonly #duplicates = new FakeDuplicates();
+  readonly #rateLimits = new FakeRateLimits();
   readonly #now: () => number;
   #nextConnectionId = 1;
   #pingTimer: NodeJS.Timeout | undefined;
@@ -742,6 +762,7 @@ export class FakeTwitchIrc {
       loggedIn: false,
       channels: new Set(),
       lost: false,
+      lastPrivmsgAt: -Infinity,
     };
     this.#connections.set(connection.id, connection);
     ws.on('message', (data, isBinary) => {
@@ -933,6 +954,9 @@ export class FakeTwitchIrc {
     const channel = normalizeChannel(message.params[0] ?? '');
     const text = message.params[1] ?? '';
     const joined = connection.channels.has(channel);
+    const delay = this.privmsgDelay?.({ login: connection.login, channel, text }) ?? 0;
+    const at = Math.max(this.#now() + delay, connection.lastPrivmsgAt);
+    connection.lastPrivmsgAt = at;
     const record: ClientPrivmsg = {
       connectionId: connection.id,
       login: connection.login,
@@ -941,12 +965,17 @@ export class FakeTwitchIrc {
       joined,
       refused: null,
       tags: message.tags,
-      at: this.#now(),
+      at,
     };
     this.privmsgs.push(record);
     if (!connection.loggedIn || !joined || JUSTINFAN.test(connection.login ?? '')) return;
     const login = connection.login as string;
     const badges = this.#badgesOf(login, channel);
+    if (this.#options.rateLimits && !this.#rateLimits.admit(channel, login, 'broadcaster' in badges || 'moderator' in badges, at)) {
+      record.refused = 'msg_ratelimit';
+      this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_ratelimit' }, prefix: SERVER, command: 'NOTICE', params: [channel, RATE_LIMIT_NOTICE] }]);
+      return;
+    }
     // A text starting with "/" or "." is a command to Twitch, never chat: only /me is delivered.
     const command = chatCommandOf(text);
     const refusal = command === null ? null : commandRefusal(command);
@@ -968,6 +997,7 @@ export class FakeTwitchIrc {
       return;
     }
     this.#duplicates.delivered(channel, login, delivered, record.at);
+    this.#rateLimits.delivered(channel, login, record.at);
     const id = randomUUID();
     if (!this.answersLost) {
       this.#writeMessages(connection, [

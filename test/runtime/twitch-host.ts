@@ -1,6 +1,7 @@
 // A whole chatskin (startChatskin) for one describe block: its Twitch chat the fake server driven
-// by the real tmi.js, time a manual clock (cooldowns, reply pacing and the fake's slow mode and
-// `at` stamps move only when told), the bot's badges in each USERSTATE chosen by the test.
+// by the real tmi.js, time a manual clock (cooldowns, reply pacing and the fake's slow mode, rate
+// limits and `at` stamps move only when told), the bot's badges in each USERSTATE chosen by the
+// test. The fake enforces Twitch's rate limits, so a line the host sends too fast is refused.
 // Started in beforeAll, closed in afterAll.
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -54,7 +55,8 @@ export function twitchHostForSuite(options: TwitchHostOptions): TwitchHost {
   const world = new TwitchHost();
   beforeAll(async () => {
     const botBadges = options.botBadges ?? (() => ({}));
-    world.irc = await FakeTwitchIrc.start({ userBadges: (login) => (login === BOT ? botBadges() : {}), now: () => world.clock.now() });
+    // The fake judges slow mode and Twitch's rate limits on the host's own (manual) clock.
+    world.irc = await FakeTwitchIrc.start({ userBadges: (login) => (login === BOT ? botBadges() : {}), now: () => world.clock.now(), rateLimits: true });
     if (options.slowSeconds !== undefined) world.irc.setSlowMode('alice', options.slowSeconds);
     const config = twitchHostConfig(world.irc, options.dirPrefix, options.config);
     world.running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, clock: world.clock });

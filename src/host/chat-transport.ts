@@ -68,12 +68,31 @@ export interface ChatRateLimits {
   duplicateWindowMs: number;
 }
 
-/** Twitch's chat limits for an ordinary (not verified) bot account. */
+/**
+ * How much wider than Twitch's own numbers the reply queue keeps the least time between two lines
+ * to a channel (Twitch: 1 s) and the window it counts lines in (Twitch: 30 s). Twitch judges a
+ * line when it arrives; the queue can only count from when it sent it. A line held up on the way
+ * (the network, the event loop, a proxy) arrives closer to the next one than it was sent, and one
+ * the queue counts just out of a window can still be in Twitch's; Twitch then answers
+ * msg_ratelimit and the adapter holds every line in every channel for 30 s. 100 ms absorbs such
+ * jitter at a cost only where a limit binds: a burst of 20 lines takes 20.9 s instead of 19 s, and
+ * a full window lets 20 (or 100) lines through per 30.1 s instead of 30 s (0.3 % slower). A longer
+ * stall (a TCP retransmission) is left to the refusal and its re-send.
+ */
+export const TWITCH_ARRIVAL_MARGIN_MS = 100;
+
+/**
+ * Twitch's chat limits for an ordinary (not verified) bot account: 20 lines per 30 s to channels
+ * where the bot is neither moderator nor broadcaster, 100 per 30 s in all (dev.twitch.tv/docs/chat,
+ * "Rate limits"), and one line per second per such channel (not in Twitch's documentation: from
+ * pajbot's notes, github.com/pajbot/tmi-rate-limits), with TWITCH_ARRIVAL_MARGIN_MS on the two
+ * times. The counts keep Twitch's numbers: the margin on the window covers both.
+ */
 export const TWITCH_CHAT_LIMITS: Readonly<ChatRateLimits> = Object.freeze({
-  windowMs: 30_000,
+  windowMs: 30_000 + TWITCH_ARRIVAL_MARGIN_MS,
   userMessages: 20,
   moderatorMessages: 100,
-  minIntervalMs: 1_000,
+  minIntervalMs: 1_000 + TWITCH_ARRIVAL_MARGIN_MS,
   duplicateWindowMs: 30_000,
 });
 

@@ -6,7 +6,8 @@
 // exempt from (a VIP bot is otherwise paced like a viewer: Twitch's limits name only moderators).
 // A line counts from when the transport has sent it, not from when the queue handed it over: a
 // line held back (the channel being rejoined after a drop) would otherwise leave with the next one
-// right behind it.
+// right behind it. Twitch counts from when a line arrives, which the queue cannot see: the
+// transport's limits leave a margin for that (TWITCH_CHAT_LIMITS: 1.1 s and 30.1 s).
 // Nothing is dropped silently: a reply that cannot be queued is refused (or coalesced with an
 // identical waiting one) with a logged reason, and its promise says so. A line the chat refused
 // for a reason that passes (slow mode, the rate limit, a duplicate) is sent again from here, not

@@ -43,6 +43,16 @@ class RawEventSubClient {
     const welcome = await this.next('session_welcome');
     return welcome.payload.session?.['id'] as string;
   }
+
+  /**
+   * Resolves once every message the fake wrote before now has been read: a ping's pong is written
+   * after them on the same socket, so it arrives after them, however slow the machine.
+   */
+  async drained(): Promise<void> {
+    const pong = new Promise<void>((resolve) => this.ws.once('pong', () => resolve()));
+    this.ws.ping();
+    await pong;
+  }
 }
 
 /** The event class twurple hands to onChannelRedemptionAdd (its package is not a direct dependency). */
@@ -106,7 +116,7 @@ describe('FakeEventSub wire protocol', () => {
     const keepalive = await client.next('session_keepalive');
     expect(keepalive.payload).toEqual({});
     fake.setKeepalivesPaused(true);
-    await new Promise((resolve) => setTimeout(resolve, 30)); // let an in-flight keepalive land
+    await client.drained(); // a keepalive written before the pause has landed
     const count = client.messages.length;
     await new Promise((resolve) => setTimeout(resolve, 100)); // ten intervals
     expect(client.messages.length).toBe(count);
@@ -123,7 +133,7 @@ describe('FakeEventSub wire protocol', () => {
     fake.silenceSession(sessionId);
     const [lost] = fake.sendRedemptionAdd(redemptionEvent('lost'));
     expect(lost).toMatchObject({ sessionId, subscriptionId: subscription.id, delivered: false });
-    await new Promise((resolve) => setTimeout(resolve, 30)); // let an in-flight keepalive land
+    await client.drained(); // a keepalive written before the silence has landed
     const count = client.messages.length;
     await new Promise((resolve) => setTimeout(resolve, 100)); // ten keepalive intervals
     expect(client.messages.length).toBe(count);

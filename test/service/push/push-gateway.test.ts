@@ -342,25 +342,38 @@ describe('push gateway resync pacing', () => {
   it("answers a socket's resyncs at most once per resyncIntervalMs, chat going on meanwhile", async () => {
     const server = await startPushTestServer({ resyncIntervalMs: 1_000 });
     const socket = new WebSocket(`${server.origin.replace('http', 'ws')}/overlay/${server.main.token}/ws`);
-    let snapshots = 0;
-    let chats = 0;
+    // When each snapshot and chat frame arrived, and when each resync was sent (performance.now(), the server's clock too).
+    const snapshotAt: number[] = [];
+    const chatAt: number[] = [];
+    const resyncSentAt: number[] = [];
     // A client that asks for a fresh snapshot as soon as each one arrives.
     socket.on('message', (data) => {
       for (const line of String(data).split('\n')) {
         const type = (JSON.parse(line) as { type: string }).type;
         if (type === 'snapshot') {
-          snapshots++;
+          snapshotAt.push(performance.now());
+          resyncSentAt.push(performance.now());
           socket.send('{"type":"resync"}');
-        } else if (type === 'chat') chats++;
+        } else if (type === 'chat') chatAt.push(performance.now());
       }
     });
-    await expect.poll(() => snapshots).toBe(2); // the connect's, and the first resync's at once
+    await expect.poll(() => snapshotAt.length, { timeout: 10_000 }).toBe(2); // the connect's, and the first resync's
     server.gateway.pushChatEvent(server.accountId, { type: 'chat-cleared' });
-    await expect.poll(() => chats).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    expect(snapshots).toBe(2);
-    // The waiting resync is answered when its second is up.
-    await expect.poll(() => snapshots, { timeout: 2_000 }).toBe(3);
+    await expect.poll(() => chatAt.length, { timeout: 10_000 }).toBe(1);
+    // The second resync waits its turn, then is answered.
+    await expect.poll(() => snapshotAt.length, { timeout: 10_000 }).toBe(3);
+    const [, secondAt, thirdAt] = snapshotAt as [number, number, number];
+    const [firstResyncAt] = resyncSentAt as [number];
+    // The first resync is answered at once (no earlier one to wait for)…
+    expect(secondAt - firstResyncAt).toBeLessThan(1_000);
+    // …the second only once resyncIntervalMs has passed since the first was answered (which was after
+    // it was sent). 50 ms of slack: a Node timer counts from the event loop's cached clock, which can
+    // lag performance.now() by the work done in that turn, so it may fire that much early by this clock.
+    expect(thirdAt - firstResyncAt).toBeGreaterThanOrEqual(1_000 - 50);
+    expect(snapshotAt).toHaveLength(3);
+    // Chat went on meanwhile: it came while the second resync waited.
+    expect(chatAt[0]).toBeGreaterThan(secondAt);
+    expect(chatAt[0]).toBeLessThan(thirdAt);
     socket.terminate();
     await server.close();
   });

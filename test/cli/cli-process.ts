@@ -98,6 +98,13 @@ export function startHost(config: string, options: { cwd?: string; env?: NodeJS.
   });
 }
 
+/**
+ * For `expect.poll` on what a child process prints: it comes through a pipe from another process,
+ * which on a busy machine can take well past vitest's 1 s default to be scheduled, do the work and
+ * write. Waiting longer changes nothing in what is checked: only how long a missing line is looked for.
+ */
+export const CHILD_OUTPUT = { timeout: 15_000 };
+
 export const CLIENT_HEADERS = { 'user-agent': 'ChatskinTests/1.0', accept: 'application/json' };
 
 /** Whether `script` (util-linux) is here to give a child a real terminal. */

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SDK_PATH } from '../host/plugin-folders.ts';
-import { startHost, tempWorkspace } from './cli-process.ts';
+import { CHILD_OUTPUT, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
 const SDK = JSON.stringify(SDK_PATH);
@@ -41,8 +41,8 @@ describe('chatskin start: a plugin whose source does not load', () => {
 
   it('says the file, line and column of a syntax error, to use import type for a type imported as a value, and the file name an import left out', async () => {
     host = await startHost(config, { cwd: dir });
-    await expect.poll(() => host.stdout()).toMatch(/Plugin typed is off/);
-    await expect.poll(() => host.stdout()).toMatch(/Plugin noext is off/);
+    await expect.poll(() => host.stdout(), CHILD_OUTPUT).toMatch(/Plugin typed is off/);
+    await expect.poll(() => host.stdout(), CHILD_OUTPUT).toMatch(/Plugin noext is off/);
     const off = (name: string) => host.stdout().split('\n').find((line) => line.includes(`Plugin ${name} is off:`)) ?? '';
     const entry = (name: string) => join(plugins, name, 'index.ts');
     expect(off('typo')).toContain(`${entry('typo')} could not be loaded: Expected ',', got '}' (at ${entry('typo')}:4:3)`);

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SDK_PATH } from '../host/plugin-folders.ts';
-import { startHost, tempWorkspace } from './cli-process.ts';
+import { CHILD_OUTPUT, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
 const SDK = JSON.stringify(SDK_PATH);
@@ -43,8 +43,8 @@ describe('chatskin start: a plugin that fails with its secrets in what it throws
 
   it('shows none of them on stdout or in the log', async () => {
     host = await startHost(config, { cwd: dir, env: { PLUGIN_TOKEN: ENV_TOKEN, HOOK_SECRET: ENV_HOOK_SECRET } });
-    await expect.poll(() => host.stdout()).toMatch(/Plugin quoter is off/);
-    await expect.poll(() => host.stderr()).toMatch(/plugin quoter failed to start/);
+    await expect.poll(() => host.stdout(), CHILD_OUTPUT).toMatch(/Plugin quoter is off/);
+    await expect.poll(() => host.stderr(), CHILD_OUTPUT).toMatch(/plugin quoter failed to start/);
     const output = `${host.stdout()}\n${host.stderr()}`;
     expect(output).toMatch(/Plugin holder is off: \{ reason: 'upstream refused'/);
     expect(output).toContain('Plugin quoter is off: the webhook https://hooks.example/h/[redacted] refused the call');

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SDK_PATH } from '../host/plugin-folders.ts';
-import { runCli, startHost, tempWorkspace } from './cli-process.ts';
+import { CHILD_OUTPUT, runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
 const CARELESS = `import { definePlugin } from ${JSON.stringify(SDK_PATH)};
@@ -31,7 +31,7 @@ describe('chatskin start: faults no handler caught', () => {
 
   it('names a plugin that failed to start among the URLs', async () => {
     host = await startHost(config, { cwd: dir });
-    await expect.poll(() => host.stdout()).toMatch(/Plugin stlye is off: no plugin folder named "stlye"/);
+    await expect.poll(() => host.stdout(), CHILD_OUTPUT).toMatch(/Plugin stlye is off: no plugin folder named "stlye"/);
     // And where it was switched on, once, so the right file gets fixed: `Plugin NAME is off: why (plugins.NAME in FILE)`.
     const line = host.stdout().split('\n').find((text) => text.includes('Plugin stlye is off'))!;
     expect(line).toMatch(/^ {2}Plugin stlye is off: no plugin folder named "stlye"; searched .* Did you mean "style"\? .*\(plugins\.stlye in \S+\)$/);
@@ -41,10 +41,10 @@ describe('chatskin start: faults no handler caught', () => {
 
   it('logs a rejection nobody awaited and keeps serving', async () => {
     expect((await say('!leak')).code).toBe(0);
-    await expect.poll(() => host.stderr()).toMatch(/a promise nobody awaited failed/);
+    await expect.poll(() => host.stderr(), CHILD_OUTPUT).toMatch(/a promise nobody awaited failed/);
     expect(host.stderr()).toMatch(/nobody awaited me/);
     expect((await say('!ping')).code).toBe(0);
-    await expect.poll(() => host.stdout()).toMatch(/pong/);
+    await expect.poll(() => host.stdout(), CHILD_OUTPUT).toMatch(/pong/);
     expect(host.child.exitCode).toBeNull();
   });
 

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startHost } from './cli-process.ts';
+import { CHILD_OUTPUT, runCli, startHost } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -87,6 +87,6 @@ describe('README.md', () => {
   it('`chatskin chat say "hello" --as alice` reaches the running host\'s local chat', async () => {
     const said = await runCli(['chat', 'say', 'hello', '--as', 'alice', '--url', host.baseUrl], { env: { CHATSKIN_CONFIG: config } });
     expect(said.code).toBe(0);
-    await expect.poll(() => host.stdout()).toContain('alice: hello');
+    await expect.poll(() => host.stdout(), CHILD_OUTPUT).toContain('alice: hello');
   });
 });

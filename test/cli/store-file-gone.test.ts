@@ -5,7 +5,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLIENT_HEADERS, runCli, startHost, tempWorkspace } from './cli-process.ts';
+import { CHILD_OUTPUT, CLIENT_HEADERS, runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
 let host: RunningHost | undefined;
@@ -42,7 +42,7 @@ describe('chatskin start whose database file goes away', () => {
     const refused = await call('PUT', width(302));
     expect(refused.status).toBe(500);
     expect(await refused.json()).toEqual({ message: 'Server Error.' });
-    await expect.poll(() => host!.stderr()).toContain(`The database ${db} was deleted or replaced while chatskin had it open`);
+    await expect.poll(() => host!.stderr(), CHILD_OUTPUT).toContain(`The database ${db} was deleted or replaced while chatskin had it open`);
     const read = await call('GET');
     expect(read.status).toBe(200);
     expect(((await read.json()) as { data: { settings_values: Record<string, unknown> } }).data.settings_values['bubble.width']).toBe(301);

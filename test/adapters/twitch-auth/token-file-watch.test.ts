@@ -12,6 +12,8 @@ import type { TokenFileWatchOptions } from '../../../src/adapters/twitch-auth/to
 import { ManualClock, settle } from '../../host/manual-clock.ts';
 
 const INTERVAL_MS = 1_000;
+/** vi.waitFor on a look that reads the file (real I/O, off the manual clock): generous, as a loaded machine may need. */
+const LOOKED = { timeout: 10_000 };
 
 let dir: string;
 let file: string;
@@ -129,7 +131,7 @@ describe('repeated looks', () => {
     await clock.advance(INTERVAL_MS - 1);
     expect(clock.pendingTimers).toBe(1);
     await clock.advance(1);
-    await vi.waitFor(() => expect(changes).toHaveLength(1));
+    await vi.waitFor(() => expect(changes).toHaveLength(1), LOOKED);
 
     // While that look is under way no other is set, however long it takes.
     expect(clock.pendingTimers).toBe(0);
@@ -137,10 +139,10 @@ describe('repeated looks', () => {
     expect(changes).toHaveLength(1);
 
     reading.resolve(false);
-    await vi.waitFor(() => expect(clock.pendingTimers).toBe(1));
+    await vi.waitFor(() => expect(clock.pendingTimers).toBe(1), LOOKED);
     writeFileSync(file, 'two, longer');
     await clock.advance(INTERVAL_MS);
-    await vi.waitFor(() => expect(changes).toHaveLength(2));
+    await vi.waitFor(() => expect(changes).toHaveLength(2), LOOKED);
   });
 
   it('goes on while `again` says so; `again` is told whether the look took a token', async () => {
@@ -154,10 +156,10 @@ describe('repeated looks', () => {
       return !taken;
     });
     await clock.advance(INTERVAL_MS);
-    await vi.waitFor(() => expect(clock.pendingTimers).toBe(1));
+    await vi.waitFor(() => expect(clock.pendingTimers).toBe(1), LOOKED);
     writeFileSync(file, 'two, longer');
     await clock.advance(INTERVAL_MS);
-    await vi.waitFor(() => expect(told).toEqual([false, true]));
+    await vi.waitFor(() => expect(told).toEqual([false, true]), LOOKED);
     expect(clock.pendingTimers).toBe(0);
 
     writeFileSync(file, 'three, longer still');
@@ -175,13 +177,13 @@ describe('repeated looks', () => {
 
     watch.repeat((taken) => { toldOld.push(taken); return true; });
     await clock.advance(INTERVAL_MS);
-    await vi.waitFor(() => expect(changes).toHaveLength(1));
+    await vi.waitFor(() => expect(changes).toHaveLength(1), LOOKED);
     watch.repeat((taken) => { toldNew.push(taken); return !taken; });
     expect(clock.pendingTimers).toBe(1);
 
     // The look under way takes a token: the newest `again` hears of it and ends the loop.
     reading.resolve(true);
-    await vi.waitFor(() => expect(toldNew).toEqual([true]));
+    await vi.waitFor(() => expect(toldNew).toEqual([true]), LOOKED);
     expect(toldOld).toEqual([]);
     expect(clock.pendingTimers).toBe(0);
     writeFileSync(file, 'two, longer');
@@ -221,14 +223,14 @@ describe('stop', () => {
       return true;
     });
     await clock.advance(INTERVAL_MS);
-    await vi.waitFor(() => expect(changes).toHaveLength(1));
+    await vi.waitFor(() => expect(changes).toHaveLength(1), LOOKED);
 
     let stopped = false;
     void watch.stop().then(() => { stopped = true; });
     await settle();
     expect(stopped).toBe(false);
     reading.resolve(false);
-    await vi.waitFor(() => expect(stopped).toBe(true));
+    await vi.waitFor(() => expect(stopped).toBe(true), LOOKED);
     await settle();
     expect(askedAgain).toBe(false);
     expect(clock.pendingTimers).toBe(0);
@@ -247,7 +249,7 @@ describe('stop', () => {
     expect(idle).toBe(false);
     reading.resolve(false);
     await look;
-    await vi.waitFor(() => expect(idle).toBe(true));
+    await vi.waitFor(() => expect(idle).toBe(true), LOOKED);
     watch.repeat();
     expect(clock.pendingTimers).toBe(1);
   });

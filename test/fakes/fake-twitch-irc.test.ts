@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import tmi from 'tmi.js';
 import { WebSocket } from 'ws';
 import { FakeTwitchIrc } from './fake-twitch-irc.ts';
+import type { FakeTwitchIrcOptions } from './fake-twitch-irc.ts';
 import { parseIrcLine } from './irc-message.ts';
 
 const silentLogger = { info() {}, warn() {}, error() {} };
@@ -33,6 +34,28 @@ async function botAndReader(irc: FakeTwitchIrc): Promise<{ client: tmi.Client; r
 
 function nextEvent<T extends unknown[]>(client: tmi.Client, event: string): Promise<T> {
   return new Promise((resolve) => client.once(event as never, ((...args: T) => resolve(args)) as never));
+}
+
+/** The fake on a clock of the test's, where the login "modbot" is a moderator of every channel it joins. */
+function startWithModbot(options: Omit<FakeTwitchIrcOptions, 'userBadges'>): Promise<FakeTwitchIrc> {
+  return FakeTwitchIrc.start({ ...options, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
+}
+
+/** A raw client logged in as `nick` (tags and commands), once it has joined `channels` ("#a,#b"); with the last one's ROOMSTATE. */
+async function joinedRawClient(irc: FakeTwitchIrc, nick: string, channels = '#somechannel') {
+  const raw = await rawClient(irc);
+  raw.ws.send(`CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK ${nick}\r\nJOIN ${channels}`);
+  const last = channels.split(',').at(-1)!;
+  const roomstate = await raw.next((l) => l.includes('ROOMSTATE') && l.includes(last));
+  return { ...raw, roomstate };
+}
+
+/** Sends `text` from `raw` to `channel` and gives the fake's record of it (matched by its text). */
+function sayer(irc: FakeTwitchIrc, raw: { ws: WebSocket }) {
+  return (text: string, channel = '#somechannel') => {
+    raw.ws.send(`PRIVMSG ${channel} :${text}`);
+    return irc.waitForPrivmsg((m) => m.text === text);
+  };
 }
 
 /** A bare WebSocket speaking raw IRC, to check protocol lines tmi.js would hide. */
@@ -418,15 +441,11 @@ describe('FakeTwitchIrc protocol details', () => {
   it('enforces slow mode on its own clock: msg_slowmode for a line too soon, a refused line not counting, moderators exempt', async () => {
     await irc.close();
     let now = 1_000_000;
-    irc = await FakeTwitchIrc.start({ now: () => now, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
+    irc = await startWithModbot({ now: () => now });
     irc.setSlowMode('somechannel', 10, { announce: false });
-    const raw = await rawClient(irc);
-    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel');
-    expect(parseIrcLine(await raw.next((l) => l.includes('ROOMSTATE')))?.tags).toMatchObject({ slow: '10' });
-    const said = async (text: string) => {
-      raw.ws.send(`PRIVMSG #somechannel :${text}`);
-      return irc.waitForPrivmsg((m) => m.text === text);
-    };
+    const raw = await joinedRawClient(irc, 'plainbot');
+    expect(parseIrcLine(raw.roomstate)?.tags).toMatchObject({ slow: '10' });
+    const said = sayer(irc, raw);
     expect((await said('one')).refused).toBeNull();
     now += 2_500;
     expect(await said('two')).toMatchObject({ refused: 'msg_slowmode', at: 1_002_500 });
@@ -436,9 +455,7 @@ describe('FakeTwitchIrc protocol details', () => {
     now += 7_500;
     expect((await said('three')).refused).toBeNull();
 
-    const mod = await rawClient(irc);
-    mod.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK modbot\r\nJOIN #somechannel');
-    await mod.next((l) => l.includes('ROOMSTATE'));
+    const mod = await joinedRawClient(irc, 'modbot');
     for (const text of ['m1', 'm2']) {
       mod.ws.send(`PRIVMSG #somechannel :${text}`);
       expect((await irc.waitForPrivmsg((m) => m.text === text)).refused).toBeNull();
@@ -455,10 +472,8 @@ describe('FakeTwitchIrc protocol details', () => {
   it('refuses a repeat within 30 s with msg_duplicate, comparing without tag characters as Twitch does since 2025; moderators exempt', async () => {
     await irc.close();
     let now = 1_000_000;
-    irc = await FakeTwitchIrc.start({ now: () => now, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
-    const raw = await rawClient(irc);
-    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel');
-    await raw.next((l) => l.includes('ROOMSTATE'));
+    irc = await startWithModbot({ now: () => now });
+    const raw = await joinedRawClient(irc, 'plainbot');
     const reader = botClient(irc, { identity: { username: 'reader', password: 'oauth:goodtoken' } });
     const relayed: string[] = [];
     reader.on('message', (_channel, _tags, text) => relayed.push(text));
@@ -481,9 +496,7 @@ describe('FakeTwitchIrc protocol details', () => {
     expect((await said('same')).refused).toBeNull();
     await expect.poll(() => relayed).toEqual(['same', 'same \u034F', 'same', 'same']);
 
-    const mod = await rawClient(irc);
-    mod.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK modbot\r\nJOIN #somechannel');
-    await mod.next((l) => l.includes('ROOMSTATE'));
+    const mod = await joinedRawClient(irc, 'modbot');
     for (let i = 0; i < 2; i += 1) mod.ws.send('PRIVMSG #somechannel :again');
     await expect.poll(() => irc.privmsgs.filter((m) => m.login === 'modbot').map((m) => m.refused)).toEqual([null, null]);
     raw.ws.close();
@@ -493,14 +506,9 @@ describe('FakeTwitchIrc protocol details', () => {
   it('with rateLimits, refuses with msg_ratelimit a line less than 1 s after the last one delivered in that channel, judged at arrival; moderators exempt', async () => {
     await irc.close();
     let now = 1_000_000;
-    irc = await FakeTwitchIrc.start({ now: () => now, rateLimits: true, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
-    const raw = await rawClient(irc);
-    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel,#other');
-    await raw.next((l) => l.includes('ROOMSTATE') && l.includes('#other'));
-    const said = async (text: string, channel = '#somechannel') => {
-      raw.ws.send(`PRIVMSG ${channel} :${text}`);
-      return irc.waitForPrivmsg((m) => m.text === text);
-    };
+    irc = await startWithModbot({ now: () => now, rateLimits: true });
+    const raw = await joinedRawClient(irc, 'plainbot', '#somechannel,#other');
+    const said = sayer(irc, raw);
     expect((await said('one')).refused).toBeNull();
     now += 999;
     expect(await said('two')).toMatchObject({ refused: 'msg_ratelimit', at: 1_000_999 });
@@ -524,9 +532,7 @@ describe('FakeTwitchIrc protocol details', () => {
     expect((await said('behind it')).at).toBe(1_009_000);
     irc.privmsgDelay = null;
 
-    const mod = await rawClient(irc);
-    mod.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK modbot\r\nJOIN #somechannel');
-    await mod.next((l) => l.includes('ROOMSTATE'));
+    const mod = await joinedRawClient(irc, 'modbot');
     mod.ws.send('PRIVMSG #somechannel :m1\r\nPRIVMSG #somechannel :m2');
     await expect.poll(() => irc.privmsgs.filter((m) => m.login === 'modbot').map((m) => m.refused)).toEqual([null, null]);
     raw.ws.close();
@@ -536,14 +542,9 @@ describe('FakeTwitchIrc protocol details', () => {
   it('with rateLimits, refuses the 21st line in 30 s to channels where the sender is not a moderator, and the 101st in all, counted at arrival', async () => {
     await irc.close();
     let now = 1_000_000;
-    irc = await FakeTwitchIrc.start({ now: () => now, rateLimits: true, userBadges: (login): Record<string, string> => (login === 'modbot' ? { moderator: '1' } : {}) });
-    const raw = await rawClient(irc);
-    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel,#other');
-    await raw.next((l) => l.includes('ROOMSTATE') && l.includes('#other'));
-    const said = async (text: string, channel = '#somechannel') => {
-      raw.ws.send(`PRIVMSG ${channel} :${text}`);
-      return irc.waitForPrivmsg((m) => m.text === text);
-    };
+    irc = await startWithModbot({ now: () => now, rateLimits: true });
+    const raw = await joinedRawClient(irc, 'plainbot', '#somechannel,#other');
+    const said = sayer(irc, raw);
     // The first line held up 50 ms on the way (to another channel: no 1 s rule with the next), then
     // one a second: 20 in the window.
     irc.privmsgDelay = ({ text }) => (text === 'line 0' ? 50 : 0);
@@ -560,9 +561,7 @@ describe('FakeTwitchIrc protocol details', () => {
     expect((await said('21st again')).refused).toBeNull();
     expect((await said('22nd', '#other')).refused).toBe('msg_ratelimit');
 
-    const mod = await rawClient(irc);
-    mod.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK modbot\r\nJOIN #somechannel');
-    await mod.next((l) => l.includes('ROOMSTATE'));
+    const mod = await joinedRawClient(irc, 'modbot');
     mod.ws.send(Array.from({ length: 101 }, (_, index) => `PRIVMSG #somechannel :m${index}`).join('\r\n'));
     await expect.poll(() => irc.privmsgs.filter((m) => m.login === 'modbot')).toHaveLength(101);
     const refused = irc.privmsgs.filter((m) => m.login === 'modbot').map((m) => m.refused);
@@ -575,9 +574,7 @@ describe('FakeTwitchIrc protocol details', () => {
   it('without rateLimits (the default), delivers lines however fast they come', async () => {
     await irc.close();
     irc = await FakeTwitchIrc.start({ now: () => 0 });
-    const raw = await rawClient(irc);
-    raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK plainbot\r\nJOIN #somechannel');
-    await raw.next((l) => l.includes('ROOMSTATE'));
+    const raw = await joinedRawClient(irc, 'plainbot');
     raw.ws.send(Array.from({ length: 25 }, (_, index) => `PRIVMSG #somechannel :line ${index}`).join('\r\n'));
     await expect.poll(() => irc.privmsgs.filter((m) => m.refused === null)).toHaveLength(25);
     raw.ws.close();

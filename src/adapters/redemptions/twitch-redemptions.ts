@@ -318,8 +318,9 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
         rewardSyncProblem = null;
       } catch (error) {
         rewardsSynced = false;
-        rewardSyncProblem = `the channel-point rewards could not be set up (tried again at every reconciliation): ${rewardFailureMessage(error)}`;
-        logger.error({ err: error }, `the channel-point rewards could not be synced (tried again at the next reconciliation): ${rewardFailureMessage(error)}`);
+        const why = rewardFailureMessage(error);
+        rewardSyncProblem = `the channel-point rewards could not be set up (tried again at every reconciliation): ${why}`;
+        logger.error({ err: error }, `the channel-point rewards could not be synced (tried again at the next reconciliation): ${why}`);
       }
       try {
         rewardKeys = new Map((await ledger.listManagedRewards()).map((reward) => [reward.twitchRewardId, reward.rewardKey]));
@@ -332,9 +333,9 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       }
     }
 
-    /** Syncs the rewards again when one was found out of step (what is found during the sync waits for the next). */
-    async function syncOutOfStep(): Promise<void> {
-      if (outOfStep.size === 0) return;
+    /** Syncs the rewards when `needed` (what is found out of step during the sync waits for the next). */
+    async function syncRewardsIf(needed: boolean): Promise<void> {
+      if (!needed) return;
       outOfStep.clear();
       await syncRewards();
     }
@@ -343,15 +344,10 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       if (stopped) return Promise.resolve(null);
       reconciling ??= (async () => {
         try {
-          if (!rewardsSynced) {
-            outOfStep.clear();
-            await syncRewards();
-          } else {
-            await syncOutOfStep();
-          }
+          await syncRewardsIf(!rewardsSynced || outOfStep.size > 0);
           const report = await pipeline.reconcile([...rewardKeys.keys()]);
           // Found out of step meanwhile: put right now, not a reconcileIntervalSeconds later.
-          await syncOutOfStep();
+          await syncRewardsIf(outOfStep.size > 0);
           status.lastReconcile = { at: new Date(clock.now()).toISOString(), report };
           if (report.failures.length > 0) logger.warn({ failures: report.failures }, 'reconciling redemptions left some for later');
           else if (report.handled > 0 || report.statusesSent > 0) {

@@ -2,6 +2,7 @@
 // push socket and keeps the chat view and style sheet in step with what it receives.
 import { CLASSES } from '../dom-classes.ts';
 import { ChatView } from './chat-view.ts';
+import { askOwnAddress } from './own-address.ts';
 import { PushConnection } from './push-connection.ts';
 import { StyleApplier } from './style-applier.ts';
 import type { OverlayPageOptions } from '../../service/push/protocol.ts';
@@ -29,7 +30,7 @@ function showStatus(): void {
  * page keeps retrying, and goes live again by itself if the overlay comes back.
  */
 function checkOverlayStillKnown(): void {
-  fetch(location.href, { method: 'HEAD', cache: 'no-store' }).then((response) => {
+  askOwnAddress().then((response) => {
     if (connectionStatus === 'live') return; // answered after a socket got in: the overlay is known
     overlayMissing = response.status === 404;
     showStatus();
@@ -45,7 +46,7 @@ const loadedBuild = document.querySelector<HTMLMetaElement>('meta[name="chatskin
  * the new server (its address is the same; the chat starts empty after a reconnect anyway).
  */
 function reloadIfPageChanged(): void {
-  fetch(location.href, { method: 'HEAD', cache: 'no-store' }).then((response) => {
+  askOwnAddress().then((response) => {
     const build = response.headers.get('x-chatskin-build');
     if (response.ok && build !== null && loadedBuild !== null && build !== loadedBuild) location.reload();
   }, () => { /* the server cannot be reached: the socket's retries go on */ });

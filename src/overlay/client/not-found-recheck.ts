@@ -3,6 +3,8 @@
 // database) would stay that way until refreshed by hand. The page asks for its own address now
 // and then (HEAD, never from a cache), backing off to once a minute, and reloads itself once the
 // address names an overlay again, which then loads as the overlay page.
+import { askOwnAddress } from './own-address.ts';
+
 const FIRST_CHECK_MS = 1_000;
 const MAX_CHECK_MS = 60_000;
 
@@ -15,7 +17,7 @@ function scheduleCheck(): void {
 }
 
 function check(): void {
-  fetch(location.href, { method: 'HEAD', cache: 'no-store' }).then((response) => {
+  askOwnAddress().then((response) => {
     if (response.ok) location.reload();
     else scheduleCheck();
   }, scheduleCheck); // the server cannot be reached: ask again later

@@ -1,0 +1,15 @@
+// Vitest global setup: every test run gets one temporary folder of its own, made the TMPDIR of
+// the test workers and of every process they start (os.tmpdir() reads TMPDIR on each call), and
+// removed when the run ends. Tests make temp folders freely (databases, config files, browser
+// profiles, child hosts) and a killed child cannot clean up after itself; this way a run leaves
+// nothing behind in the machine's /tmp however it ends.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export default function setup(): () => void {
+  // Short on purpose: Unix socket paths made under it must stay within 107 bytes.
+  const dir = mkdtempSync(join(tmpdir(), 'chatskin-test-'));
+  process.env.TMPDIR = dir;
+  return () => rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}

@@ -10,6 +10,7 @@ import { inspect } from 'node:util';
 import { CONFIG_DEFAULT_PATH, configSecrets, loadConfig, resolveConfigPath } from '../config/index.ts';
 import { redactInspectedFields } from '../config/secret-key.ts';
 import { createScrubber, REDACTED } from '../host/logger.ts';
+import { storageFaultOf, storageFaultText } from '../service/store/storage-fault.ts';
 import { isDatabaseBusy, isDatabaseReadOnly, StoreOpenError, storeOpenError } from '../service/store/store-open-error.ts';
 import { CliError } from './cli-error.ts';
 
@@ -66,6 +67,9 @@ export function formatFailure(error: unknown, context: FailureContext): string {
     // command's change) waited out the busy timeout, or found the file read-only (SQLite opens
     // such a file read-only and says nothing until the first write): the same line as at open.
     text = `chatskin: ${storeOpenError(context.storePath, error).message} (store.path in ${context.configFile})\n`;
+  } else if (storageFaultOf(error) !== null && context.storePath !== undefined) {
+    // A full disk (or one turned read-only or failing) under the database: SQLite rolled the write back.
+    text = `chatskin: the database ${context.storePath} cannot be written: ${storageFaultText(storageFaultOf(error)!)}; nothing was changed (store.path in ${context.configFile})\n`;
   } else {
     const listen = listenFailure(error, context);
     const hint = context.debug ? '' : ` (run again with ${DEBUG_ENV}=1 to see the stack trace)`;

@@ -12,6 +12,8 @@ import type { Config } from '../config/index.ts';
 import { normalizeChannel } from '../host/index.ts';
 import type { ChatTransport } from '../host/index.ts';
 import type { PushGateway } from '../service/push/push-gateway.ts';
+import { storageFaultOf, storageFaultText } from '../service/store/storage-fault.ts';
+import type { StorageFault } from '../service/store/storage-fault.ts';
 import type { StyleService } from '../service/style-service.ts';
 import type { Account } from '../service/types.ts';
 
@@ -65,11 +67,25 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
   }
 
   const seen = createViewerRegistrationFilter();
+  // A database that takes no writes (a full disk) fails every new chatter until mended: said once,
+  // not once per chatter and line, until a registration goes through again.
+  let storageFaultLogged: StorageFault | null = null;
   const registrations = createViewerRegistrationQueue({
-    register: (viewers) => deps.service.registerViewers(viewers),
+    register: async (viewers) => {
+      const outcomes = await deps.service.registerViewers(viewers);
+      if (outcomes.some((outcome) => outcome.status === 'fulfilled')) storageFaultLogged = null;
+      return outcomes;
+    },
     onError(viewer, error) {
       seen.forget(viewer.twitchUserId);
-      logger.warn({ err: error, login: viewer.login }, 'registering a chatter as a viewer failed');
+      const fault = storageFaultOf(error);
+      if (fault === null) {
+        logger.warn({ err: error, login: viewer.login }, 'registering a chatter as a viewer failed');
+      } else if (fault !== storageFaultLogged) {
+        storageFaultLogged = fault;
+        logger.error({ err: error, login: viewer.login, storageFault: fault },
+          `registering chatters as viewers fails: ${storageFaultText(fault)}; each is tried again on their next line (said once until one is registered)`);
+      }
     },
   });
   const ownChannel = normalizeChannel(config.channel.login);

@@ -4,6 +4,7 @@
 import type { RedemptionsStatus, TwitchRedemptions } from '../adapters/redemptions/index.ts';
 import type { RemoteServiceState } from '../client/http-client.ts';
 import type { Host } from '../host/index.ts';
+import type { SqliteStore } from '../service/store/sqlite-store.ts';
 import type { StartedTransports } from './chat-transports.ts';
 
 export interface HealthParts {
@@ -12,11 +13,14 @@ export interface HealthParts {
   redemptions?: TwitchRedemptions;
   /** With `service.mode: remote`: how the remote service answered the plugins' last call. */
   remoteService?: RemoteServiceState | 'not-called-yet';
+  /** The bundled service's database: whether writes are being saved. */
+  store?: Pick<SqliteStore, 'storageFault'>;
 }
 
 export function healthComponents(parts: HealthParts): Record<string, string> {
   const components: Record<string, string> = {};
   const { transports, host, redemptions } = parts;
+  if (parts.store) components['database'] = parts.store.storageFault ?? 'writable';
   if (transports?.twitch) {
     const { state, lastError } = transports.twitch;
     // Given up for good (a refused login, no usable token): unlike a drop, only a person can mend it.

@@ -87,7 +87,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     });
     app.setErrorHandler(serverErrorHandler);
     // Filled in as the parts are built; /healthz reports those that exist.
-    const parts: HealthParts = {};
+    const parts: HealthParts = { store: opened.store };
     registerHealthz(app, () => healthComponents(parts));
     registerHomePage(app, { apiPrefix: config.api.prefix, localChat: config.localChat.enabled });
     registerApi(app, {

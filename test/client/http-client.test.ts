@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/client/http-client.ts';
 import type { HttpClientOptions } from '../../src/client/http-client.ts';
 import { overlayErrorLine } from '../../src/client/overlay-error-line.ts';
+import { STORE_UNWRITABLE_RETRY_AFTER_SECONDS } from '../../src/service/http/error-handler.ts';
+import { storeUnwritableMessage } from '../../src/service/http/error-response.ts';
 import { isOverlayStyleError, isServiceSideError, OverlayStyleError } from '../../src/client/overlay-style-error.ts';
 import { DEFAULT_USER_AGENT } from '../../src/client/user-agent.ts';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -303,6 +305,19 @@ describe('5xx answers', () => {
     expect(error.status).toBe(500);
     expect(calls()).toBe(1);
     expect(waits).toEqual([]);
+  });
+
+  it('a 503 for a database that cannot save writes is not retried (its Retry-After is over the bound), and reads in chat as the operator\'s to mend', async () => {
+    const message = storeUnwritableMessage('disk-full');
+    service().intercept({ path: '/api/v1/template', method: 'PUT' }).reply(503, { message }, { headers: { 'retry-after': String(STORE_UNWRITABLE_RETRY_AFTER_SECONDS) } });
+    const error = await rejection(client().updateTemplate({ scope: 'independent', values: { 'bubble.width': 10 } }));
+    expect(error.status).toBe(503);
+    expect(error.message).toBe(message);
+    expect(calls()).toBe(1);
+    expect(waits).toEqual([]);
+    expect(overlayErrorLine(error)).toBe('the overlay service cannot save changes now; the streamer should check its log.');
+    // Another 503 (a busy database, a proxy) still reads as "busy".
+    expect(overlayErrorLine(new OverlayStyleError({ status: 503, message: 'Service Unavailable.' }))).toBe('the overlay service is busy; try again in a moment.');
   });
 
   it('does not retry other 5xx statuses such as 501', async () => {

@@ -1,6 +1,8 @@
 // Every error the API answers goes through here, so the envelope ({message} or
 // {message, errors}) and the Accept redirect rule are applied in one place.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { storageFaultText } from '../store/storage-fault.ts';
+import type { StorageFault } from '../store/storage-fault.ts';
 import type { FieldErrors } from '../types.ts';
 import { acceptsJsonFirst, redirectLocation } from './accept-redirect.ts';
 
@@ -17,6 +19,14 @@ export const MESSAGES = {
   serverError: 'Server Error.',
   storeBusy: 'The database is busy (another program holds its write lock); nothing was changed. Try again shortly.',
 } as const;
+
+/** How a 503 for a write the database cannot save starts (storage-fault.ts); chat replies read it. */
+export const STORE_UNWRITABLE_PREFIX = 'The service cannot save changes now';
+
+/** The 503's message: what is wrong, that nothing was stored, and that waiting alone will not do. */
+export function storeUnwritableMessage(fault: StorageFault): string {
+  return `${STORE_UNWRITABLE_PREFIX}: ${storageFaultText(fault)}; nothing was changed. Try again once the server's operator has fixed it.`;
+}
 
 /** Whether this app redirects error responses for non-JSON clients; set per API instance. */
 export interface ErrorResponder {

@@ -16,6 +16,8 @@
 //   would stop for as long), the connection lock released meanwhile so reads go on; past
 //   `busyWaitMs` its writes fail with SQLite's "database is locked" (isDatabaseBusy).
 import { setTimeout as sleep } from 'node:timers/promises';
+import { storageFaultOf } from './storage-fault.ts';
+import type { StorageFault } from './storage-fault.ts';
 import { isDatabaseBusy } from './store-open-error.ts';
 import type { TurnLock } from './turn-lock.ts';
 
@@ -55,6 +57,7 @@ export class GroupCommit {
   /** A batch is scheduled or running; a write queued meanwhile is taken by it or the next one. */
   #pending = false;
   #commits = 0;
+  #storageFault: StorageFault | null = null;
   /** How long a batch waits for another program's write lock; the connection's busy_timeout, restored after each try. */
   readonly #busyWaitMs: number;
 
@@ -68,6 +71,14 @@ export class GroupCommit {
   /** Write transactions committed so far (a batch of several counts once). */
   get commits(): number {
     return this.#commits;
+  }
+
+  /**
+   * Why the last batch could not be saved (a full disk, a read-only file, a failing disk), until a
+   * batch commits again with none of its writes failing so; null while writes are saved.
+   */
+  get storageFault(): StorageFault | null {
+    return this.#storageFault;
   }
 
   /** Runs `work` in the next batch; settles with its outcome once that batch has committed. */
@@ -123,6 +134,7 @@ export class GroupCommit {
     } finally {
       held.release();
     }
+    this.#noteStorageFault(batch, failure);
     if (batch.length === 0 && failure !== undefined) {
       // Could not even begin (closed store, another process holding the write lock too long):
       // the writes that were waiting get the error.
@@ -135,6 +147,16 @@ export class GroupCommit {
     }
     this.#pending = false;
     this.#schedule();
+  }
+
+  #noteStorageFault(batch: readonly Write[], failure: { error: unknown } | undefined): void {
+    if (failure !== undefined) {
+      // Another program's lock or a closed store says nothing about the disk: the last word stands.
+      this.#storageFault = storageFaultOf(failure.error) ?? this.#storageFault;
+      return;
+    }
+    const faulted = batch.find((write) => write.outcome?.ok === false && storageFaultOf(write.outcome.error) !== null);
+    this.#storageFault = faulted === undefined ? null : storageFaultOf((faulted.outcome as { error: unknown }).error);
   }
 
   /**

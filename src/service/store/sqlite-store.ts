@@ -14,6 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { GroupCommit } from './group-commit.ts';
 import { migrate } from './migrations.ts';
 import { SqliteQueries, WRITE_METHODS } from './sqlite-queries.ts';
+import type { StorageFault } from './storage-fault.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, isFileless, makeStoreFolder, StoreOpenError, storeOpenError } from './store-open-error.ts';
 import type { Store, StoreReader, StoreTransaction } from './store.ts';
 import { TurnLock } from './turn-lock.ts';
@@ -52,6 +53,8 @@ export interface SqliteStore extends Store {
   connectionSettings(): SqliteConnectionSettings;
   /** Write transactions committed so far; concurrent writes grouped under one COMMIT count once. */
   readonly commits: number;
+  /** Why writes cannot be saved now (full disk, read-only file, failing disk), until one is; else null. */
+  readonly storageFault: StorageFault | null;
 }
 
 /** Where a transaction (or one of its savepoints) stands; kept in AsyncLocalStorage. */
@@ -305,6 +308,9 @@ function createStore(db: DatabaseSync, location: string, busyTimeoutMs: number, 
     location,
     get commits() {
       return groupCommit.commits;
+    },
+    get storageFault() {
+      return groupCommit.storageFault;
     },
     connectionSettings(): SqliteConnectionSettings {
       assertOpen();

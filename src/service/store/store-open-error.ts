@@ -64,7 +64,7 @@ export function isDatabaseBusy(error: unknown): boolean {
 }
 
 /** The primary result code of a SQLite error (its extended code's low byte), or null for another error. */
-function primaryResultCode(error: unknown): number | null {
+export function primaryResultCode(error: unknown): number | null {
   const errcode = (error as { errcode?: unknown } | null)?.errcode;
   return typeof errcode === 'number' ? errcode & 0xff : null;
 }

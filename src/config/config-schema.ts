@@ -16,6 +16,8 @@ const httpSection = section({
   trustProxy: proxyTrust().default(false),
   /** Open connections at most (overlay sockets included); more are refused, so they cannot use up the process's files. */
   maxConnections: integer(1, 1_000_000).default(16_384),
+  /** Open connections one client address may hold; the proxies in trustProxy are not counted. */
+  maxConnectionsPerAddress: integer(1, 1_000_000).default(256),
 });
 
 const storeSection = section({

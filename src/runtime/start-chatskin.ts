@@ -12,7 +12,9 @@ import { createHost } from '../host/index.ts';
 import type { Clock, Host } from '../host/index.ts';
 import { bindLedger } from '../host/redemptions/index.ts';
 import { registerOverlayServer } from '../overlay/overlay-server.ts';
-import { apiServerOptions, closeServer, registerApi, registerHealthz } from '../service/http/index.ts';
+import {
+  apiServerOptions, closeServer, limitConnectionsPerAddress, registerApi, registerHealthz, trustedProxyMatcher,
+} from '../service/http/index.ts';
 import type { PushGateway } from '../service/push/push-gateway.ts';
 import { servicePushSource } from '../service/push/service-push-source.ts';
 import type { StyleService } from '../service/style-service.ts';
@@ -139,6 +141,10 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     // Past this, Node closes a new connection at once: many idle or slow clients cannot use up the
     // process's open files, which the database and the chat connection need too.
     app.server.maxConnections = config.http.maxConnections;
+    // Nor can one client take all of them; a trusted proxy's connections carry many clients.
+    limitConnectionsPerAddress(app.server, {
+      max: config.http.maxConnectionsPerAddress, exempt: trustedProxyMatcher(config.http.trustProxy),
+    });
     await app.listen({ host: config.http.host, port: config.http.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.http.port;

@@ -35,7 +35,7 @@ function errorOf(run: () => unknown): ConfigError {
 describe('loadConfig: defaults', () => {
   it('an empty file gives the embedded defaults', () => {
     const config = loadConfig(write(''), {});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 4477, trustProxy: false, maxConnections: 16_384 });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 4477, trustProxy: false, maxConnections: 16_384, maxConnectionsPerAddress: 256 });
     expect(config.store).toEqual({ path: './data/chatskin.db', synchronous: 'FULL' });
     expect(config.api.rateLimit).toEqual({ perMinute: 30, failedAuthPerMinute: 30 });
     expect(config.api.edgeFilter.blockedAgents).toContain('curl/');
@@ -50,7 +50,7 @@ describe('loadConfig: defaults', () => {
 
   it('a partial section keeps the defaults of the keys it leaves out', () => {
     const config = loadConfig(write('http:\n  port: 8080\napi:\n  rateLimit:\n    perMinute: 60\n'), {});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080, trustProxy: false, maxConnections: 16_384 });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 8080, trustProxy: false, maxConnections: 16_384, maxConnectionsPerAddress: 256 });
     expect(config.api.rateLimit).toEqual({ perMinute: 60, failedAuthPerMinute: 30 });
     expect(config.api.prefix).toBe('/api/v1');
   });
@@ -222,6 +222,8 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
     expect(parseConfig({ http: { maxConnections: 1_000_000 } }).http.maxConnections).toBe(1_000_000);
     expect(issues({ http: { maxConnections: 0 } })).toEqual(['http.maxConnections: must be a whole number from 1 to 1000000 (got 0)']);
     expect(issues({ http: { maxConnections: 1_000_001 } })).toEqual(['http.maxConnections: must be a whole number from 1 to 1000000 (got 1000001)']);
+    expect(parseConfig({ http: { maxConnectionsPerAddress: 1 } }).http.maxConnectionsPerAddress).toBe(1);
+    expect(issues({ http: { maxConnectionsPerAddress: 0 } })).toEqual(['http.maxConnectionsPerAddress: must be a whole number from 1 to 1000000 (got 0)']);
 
     expect(parseConfig({ commands: { prefix: 'abcdefgh' } }).commands.prefix).toBe('abcdefgh');
     const prefixRule = 'commands.prefix: must be 1 to 8 characters with no spaces, such as "!"';
@@ -269,9 +271,9 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
 
   it('an unknown key (a typo) names the key it may have meant and the keys that are allowed there', () => {
     const error = errorOf(() => loadConfig(write('http:\n  port: 80\n  hots: 0.0.0.0\n'), {}));
-    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots" (did you mean "host"?); allowed keys: host, port, trustProxy, maxConnections' }]);
+    expect(error.issues).toEqual([{ path: 'http', line: 3, message: 'unknown key "hots" (did you mean "host"?); allowed keys: host, port, trustProxy, maxConnections, maxConnectionsPerAddress' }]);
     const far = errorOf(() => loadConfig(write('http:\n  port: 80\n  listen: 0.0.0.0\n'), {}));
-    expect(far.issues[0]!.message).toBe('unknown key "listen"; allowed keys: host, port, trustProxy, maxConnections');
+    expect(far.issues[0]!.message).toBe('unknown key "listen"; allowed keys: host, port, trustProxy, maxConnections, maxConnectionsPerAddress');
   });
 
   it('an unknown top-level key', () => {
@@ -430,7 +432,7 @@ describe('loadConfig: ${ENV} references', () => {
     ].join('\n')), { BOT_TOKEN: 'oauth:x' }));
     expect(error.issues).toEqual([
       { path: 'http.port', line: 2, message: 'must be a whole number from 0 to 65535 (got "eighty")' },
-      { path: 'http', line: 3, message: 'unknown key "hots" (did you mean "host"?); allowed keys: host, port, trustProxy, maxConnections' },
+      { path: 'http', line: 3, message: 'unknown key "hots" (did you mean "host"?); allowed keys: host, port, trustProxy, maxConnections, maxConnectionsPerAddress' },
       { path: 'twitch.clientSecret', line: 6, message: 'environment variable TWITCH_CLIENT_SECRET is not set; set it, or write the value in the file' },
     ]);
   });

@@ -30,8 +30,11 @@ export function acceptsJsonFirst(accept: string | undefined): boolean {
 }
 
 const SAFE_LOCATION = /^[\x21-\x7e]+$/;
-/** A web page: an http(s) address, or a path on this host (not `//host`, which names another host). */
-const WEB_PAGE = /^(?:https?:\/\/|\/(?!\/))/i;
+/**
+ * A web page: an http(s) address, or a path on this host (not `//host`, which names another host,
+ * nor `/\\host`, which browsers read the same way).
+ */
+const WEB_PAGE = /^(?:https?:\/\/|\/(?![\/\\]))/i;
 
 /** Where an error of `status` redirects to. */
 export function redirectLocation(status: number, referer: string | undefined): string {

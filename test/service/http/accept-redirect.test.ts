@@ -44,7 +44,7 @@ describe('redirectLocation', () => {
   it('goes back only to a web page (an http(s) address or a path), never to another scheme', () => {
     expect(redirectLocation(422, '/settings/overlay')).toBe('/settings/overlay');
     expect(redirectLocation(422, 'HTTP://tool.example/')).toBe('HTTP://tool.example/');
-    for (const referer of ['javascript:alert(1)', 'data:text/html,hi', 'file:///etc/passwd', 'tool.example/page', '//tool.example/page']) {
+    for (const referer of ['javascript:alert(1)', 'data:text/html,hi', 'file:///etc/passwd', 'tool.example/page', '//tool.example/page', '/\\tool.example/page']) {
       expect(redirectLocation(422, referer)).toBe('/');
     }
   });

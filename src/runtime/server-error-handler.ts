@@ -6,6 +6,7 @@
 // pattern is logged, never the address: an overlay's address holds its token.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { mapError } from '../service/http/error-handler.ts';
+import { MESSAGES } from '../service/http/error-response.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../service/http/options.ts';
 
 export function serverErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -15,4 +16,12 @@ export function serverErrorHandler(error: FastifyError, request: FastifyRequest,
   }
   if (mapped.retryAfterSeconds !== undefined) reply.header('Retry-After', String(mapped.retryAfterSeconds));
   return reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body);
+}
+
+/**
+ * A path no part of the host serves (outside the API, whose prefix answers its own 404s): the
+ * API's 404 body, not Fastify's default, which repeats the method and the path.
+ */
+export function serverNotFoundHandler(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.code(404).type('application/json; charset=utf-8').send({ message: MESSAGES.notFound });
 }

@@ -27,7 +27,7 @@ import { healthComponents } from './health-components.ts';
 import { registerHomePage } from './home-page.ts';
 import type { HealthParts } from './health-components.ts';
 import { publicBaseUrl } from './public-url.ts';
-import { serverErrorHandler } from './server-error-handler.ts';
+import { serverErrorHandler, serverNotFoundHandler } from './server-error-handler.ts';
 
 export interface RunningChatskin {
   /** http://HOST:PORT of the overlay and /healthz (overlay.publicUrl when set). */
@@ -88,6 +88,7 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
       logController: new LogController({ disableRequestLogging: true }),
     });
     app.setErrorHandler(serverErrorHandler);
+    app.setNotFoundHandler(serverNotFoundHandler);
     // Filled in as the parts are built; /healthz reports those that exist.
     const parts: HealthParts = { store: opened.store };
     registerHealthz(app, () => healthComponents(parts));

@@ -36,6 +36,21 @@ describe('the host\'s bare address', () => {
     expect(page.body).not.toContain(overlay!.token);
   });
 
+  it('answers a path nothing serves (a mistyped overlay address) 404 in the API\'s shape, without repeating the path', async () => {
+    const host = await hostWith(true);
+    const [overlay] = await host.service.listOverlays(host.account.id);
+    for (const [method, path] of [['GET', `/overlays/${overlay!.token}`], ['POST', '/nothing-here'], ['GET', '/api/v2/template']] as const) {
+      const answer = await fetch(`${host.baseUrl}${path}`, { method, headers: { accept: 'application/json' } });
+      expect(answer.status).toBe(404);
+      expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await answer.json()).toEqual({ message: 'Not Found.' });
+    }
+    // The API's own 404 is unchanged.
+    const api = await fetch(`${host.baseUrl}/api/v1/nothing`, { headers: { accept: 'application/json', 'user-agent': 'ChatskinTests/1.0' } });
+    expect(api.status).toBe(404);
+    expect(await api.json()).toEqual({ message: 'Not Found.' });
+  });
+
   it('names no local chat page to a request through a proxy, nor with the local chat off', async () => {
     const host = await hostWith(true);
     expect((await home(host, { 'X-Forwarded-For': '203.0.113.7' })).body).not.toContain('/local/chat/say');

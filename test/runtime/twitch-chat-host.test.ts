@@ -174,6 +174,7 @@ describe('host with Twitch chat: GET /healthz', () => {
       expect(await health()).toEqual({
         status: 'ok',
         components: {
+          database: 'writable',
           'twitch-chat': 'connected',
           'plugin:style': 'running',
           'plugin:skins': 'running',

@@ -121,6 +121,18 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it("keeps a line's direction when an emote before its first letter does not load and shows as its name", async () => {
+    const page = await openOverlay();
+    // Emote 404404 is not on the image host: its name takes the image's place, before the Hebrew.
+    await chat({ type: 'message', id: 'he-emote', login: 'dana', text: 'LUL שלום עולם!', emotes: '404404:0-2' });
+    const text = '.cs-msg[data-message-id="he-emote"] .cs-message';
+    await page.waitForFunction((sel) => document.querySelector(sel)?.querySelector('img') === null, text, { timeout: 5_000 });
+    expect(await page.$eval(text, (el) => el.textContent)).toBe('LUL שלום עולם!');
+    // Still taken from the first letter of the text (an emote's name does not count): right to left.
+    expect(await computed(page, text, 'direction')).toBe('rtl');
+    await page.close();
+  });
+
   it('skips zero-width and direction characters in the avatar initial; a name of nothing else shows the login', async () => {
     const page = await openOverlay();
     await chat({ type: 'message', id: 'zw-name', login: 'alice', displayName: '\u200b\u202eAlice', text: 'hi' });

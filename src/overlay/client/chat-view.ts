@@ -120,8 +120,9 @@ export class ChatView {
         img.alt = segment.code;
         img.title = segment.code;
         img.decoding = 'async';
-        // An emote the CDN does not answer (offline, removed) shows as its code, not a broken image.
-        img.addEventListener('error', () => img.replaceWith(segment.code), { once: true });
+        // An emote the CDN does not answer (offline, removed) shows as its code, not a broken image:
+        // in a <bdi>, which dir=auto passes over, so the code does not turn the line's direction.
+        img.addEventListener('error', () => img.replaceWith(isolated(segment.code)), { once: true });
         text.append(img);
       }
     }
@@ -179,10 +180,17 @@ function badgeInitial(set: string, title: string): HTMLElement {
  * Each chatter's text runs in its own direction (an Arabic or Hebrew line keeps its punctuation
  * at its end, an English line in a right-to-left overlay too), taken from its first letter. Text
  * without a letter (emotes, digits, punctuation) keeps the bubble's direction: dir=auto alone
- * would make it left-to-right. Emote codes do not count; they show as images.
+ * would make it left-to-right. Emote codes do not count: they show as images, or isolated in a <bdi>.
  */
 function setAutoDirection(element: HTMLElement, text: string): void {
   if (STRONG.test(text)) element.dir = 'auto';
+}
+
+/** `text` in a <bdi>: its own direction, and not counted by an enclosing dir=auto. */
+function isolated(text: string): HTMLElement {
+  const bdi = el('bdi');
+  bdi.textContent = text;
+  return bdi;
 }
 
 /** Elements of a new message without an entrance animation count as entered at once. */

@@ -145,6 +145,33 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('lines up the name of a chatter without badges with the text, in left-to-right and right-to-left bubbles', async () => {
+    const overlay = server.source; // the main overlay keeps the settings the other tests expect
+    const page = await openOverlay(overlay.token);
+    const setValues = async (values: Record<string, unknown>) => {
+      const before = Number(await page.evaluate(() => document.body.dataset.version));
+      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
+      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
+    };
+    await setValues({ 'bubble.animation-entrance': 'none' });
+    await chat({ type: 'message', id: 'no-badges', login: 'plain', text: 'no badges here' }, overlay.token);
+    await page.waitForSelector('.cs-msg[data-message-id="no-badges"]');
+    const edges = () => page.$eval('.cs-msg[data-message-id="no-badges"]', (msg) => {
+      const box = (selector: string) => msg.querySelector(selector)!.getBoundingClientRect();
+      return { name: [box('.cs-username').left, box('.cs-username').right], text: [box('.cs-message').left, box('.cs-message').right], body: [box('.cs-body').left, box('.cs-body').right] };
+    });
+    let e = await edges();
+    expect(e.name[0]).toBe(e.text[0]); // the name starts where the text does
+    await setValues({ 'bubble.direction': 'rtl' });
+    e = await edges();
+    expect(e.name[1]).toBe(e.body[1]); // right to left: both at the right edge
+    await setValues({ 'bubble.direction': null, 'username.position': 'inline' });
+    e = await edges();
+    expect(e.name[0]).toBe(e.body[0]); // inline: the line starts with the name
+    await setValues({ 'bubble.direction': null, 'username.position': null, 'bubble.animation-entrance': null });
+    await page.close();
+  });
+
   it('wraps a long row of badges inside the bubble; the name is never squeezed', async () => {
     const page = await openOverlay();
     const badges = Array.from({ length: 20 }, (_, index) => `set${index}/1`);

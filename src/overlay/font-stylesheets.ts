@@ -3,7 +3,7 @@
 // nothing. Pure, shared by the page and the tests.
 import { TEXT_ELEMENTS } from '../service/settings/catalog.ts';
 import type { OverlayStyle } from '../service/push/protocol.ts';
-import { readSetting } from './setting-read.ts';
+import { readSetting, skinLayer } from './setting-read.ts';
 
 export interface FontRequest {
   family: string;
@@ -14,7 +14,7 @@ export interface FontRequest {
 /** Google-source families used by the overlay's settings or any of its skins, with their weights. */
 export function googleFontRequests(style: OverlayStyle): FontRequest[] {
   const weightsByFamily = new Map<string, Set<string>>();
-  const layers = [style.settings, ...style.skins.map((skin) => ({ ...style.settings, ...skin.overrides }))];
+  const layers = [style.settings, ...style.skins.map((skin) => skinLayer(style.settings, skin.overrides))];
   for (const values of layers) {
     for (const element of TEXT_ELEMENTS) {
       if (!Object.hasOwn(values, `${element}.font-family`)) continue;

@@ -3,6 +3,7 @@
 // the skin's class. Pure, shared by the page and the tests.
 import type { OverlayStyle } from '../service/push/protocol.ts';
 import { skinClassName } from './dom-classes.ts';
+import { skinLayer } from './setting-read.ts';
 import { settingsToCss } from './settings-css.ts';
 
 export function overlayStyleSheet(style: OverlayStyle): string {
@@ -10,15 +11,10 @@ export function overlayStyleSheet(style: OverlayStyle): string {
   let css = settingsToCss(style.settings, { fontSources });
   for (const skin of style.skins) {
     css += `/* skin ${skin.id} */\n`;
-    css += settingsToCss({ ...style.settings, ...onlyTemplateKeys(skin.overrides, style.settings) }, {
+    css += settingsToCss(skinLayer(style.settings, skin.overrides), {
       scopeClass: skinClassName(skin.id),
       fontSources,
     });
   }
   return css;
-}
-
-/** A skin renders only the keys the overlay's template has (skins span templates). */
-function onlyTemplateKeys(overrides: Readonly<Record<string, unknown>>, settings: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(overrides).filter(([key]) => Object.hasOwn(settings, key)));
 }

@@ -30,3 +30,18 @@ export function readSetting(values: Readonly<Record<string, unknown>>, key: stri
   const value = Object.hasOwn(values, key) ? values[key] : undefined;
   return isRenderableValue(spec, value) ? value : spec.default;
 }
+
+/**
+ * A skin's settings as the page draws them: the overlay's settings with the skin's overrides on
+ * top, taking only keys the overlay has (skins span templates) and values it can render. A value
+ * that fails leaves the overlay's own in place, not the catalog default: the skin sits on top of
+ * the overlay.
+ */
+export function skinLayer(settings: Readonly<Record<string, unknown>>, overrides: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const layered: Record<string, unknown> = { ...settings };
+  for (const [key, value] of Object.entries(overrides)) {
+    const spec = SETTINGS_BY_KEY.get(key);
+    if (spec !== undefined && Object.hasOwn(settings, key) && isRenderableValue(spec, value)) layered[key] = value;
+  }
+  return layered;
+}

@@ -239,6 +239,30 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it("draws the overlay's value, not the catalog default, for a skin value the page cannot render (an old or hand-edited row)", async () => {
+    const overlay = server.source; // the main overlay keeps the settings the other tests expect
+    expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values: { 'message.font-size': 22, 'bubble.width': 300 } })).status).toBe(200);
+    const viewer = await server.service.registerViewer({ twitchUserId: '2002', login: 'brokenskin' });
+    const skin = await server.service.createSkin(server.accountId, {
+      slug: 'broken', name: 'Broken', template: 'bubbles', availability: 'free', values: { 'message.font-color': '#ff0000' },
+    });
+    await server.service.pickSkin(server.accountId, viewer.id, skin.id);
+    // Written past the API's checks, as a row of an older chatskin (or a hand edit) would be.
+    await server.store.transaction(async (tx) => tx.updateSkin(skin.id, {
+      overrides: { 'message.font-color': '#ff0000', 'message.font-size': 'huge', 'bubble.width': -5 } as never,
+    }));
+    const page = await openOverlay(overlay.token);
+    await chat({ type: 'message', id: 'broken-skin', login: 'brokenskin', userId: '2002', text: 'skinned' }, overlay.token);
+    const msg = `.cs-msg[data-message-id="broken-skin"]`;
+    await page.waitForSelector(msg);
+    expect(await computed(page, `${msg} .cs-message`, 'color')).toBe('rgb(255, 0, 0)'); // the skin's good value
+    expect(await computed(page, `${msg} .cs-message`, 'font-size')).toBe('22px'); // the overlay's, under the broken one
+    expect(await computed(page, msg, 'width')).toBe('300px');
+    await page.close();
+    await server.service.pickSkin(server.accountId, viewer.id, null);
+    await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values: { 'message.font-size': null, 'bubble.width': null } });
+  });
+
   it("removes a deleted message, a cleared user's messages and everything on chat clear, and keeps at most maxMessages", async () => {
     const page = await openOverlay();
     const count = () => page.$$eval('.cs-msg', (els) => els.length);

@@ -201,14 +201,18 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await chat({ type: 'message', id: 'avatar', login: 'alice', text: 'hi', color: '#1e90ff' }, overlay.token);
     await page.waitForSelector('.cs-msg[data-message-id="avatar"] .cs-avatar');
     /** What the stream shows a quarter into the avatar (beside the letter): a screenshot's pixel. */
-    const avatarPixel = async () => {
-      const box = (await page.$eval('.cs-msg[data-message-id="avatar"] .cs-avatar', (el) => {
+    const avatarPixel = async (id = 'avatar') => {
+      const box = (await page.$eval(`.cs-msg[data-message-id="${id}"] .cs-avatar`, (el) => {
         const r = el.getBoundingClientRect();
         return { x: r.left + r.width / 4, y: r.top + r.height / 4 };
       }));
       return pixelAt(await page.screenshot({ clip: { x: Math.floor(box.x), y: Math.floor(box.y), width: 1, height: 1 } }));
     };
     expect(await avatarPixel()).toEqual([30, 144, 255]); // the name colour
+    // A chatter without a name colour: grey, not username.font-color (white, which the white letter would vanish on).
+    await chat({ type: 'message', id: 'avatar-no-colour', login: 'bob', text: 'hi' }, overlay.token);
+    await page.waitForSelector('.cs-msg[data-message-id="avatar-no-colour"] .cs-avatar');
+    expect(await avatarPixel('avatar-no-colour')).toEqual([107, 107, 123]);
 
     await setValues({ 'avatar.background-color': '#ff0000' });
     expect(await avatarPixel()).toEqual([255, 0, 0]);

@@ -399,6 +399,34 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     }
   });
 
+  it('does not start an entrance over on a message still entering when the entrance changes', async () => {
+    const overlay = server.source; // the main overlay keeps the settings the other tests expect
+    const page = await openOverlay(overlay.token);
+    const setValues = async (values: Record<string, unknown>) => {
+      const before = Number(await page.evaluate(() => document.body.dataset.version));
+      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
+      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
+    };
+    await setValues({ 'bubble.animation-entrance': 'slide-in-up', 'bubble.animation-duration': 5000 });
+    await chat({ type: 'message', id: 'entering', login: 'alice', text: 'sliding in' }, overlay.token);
+    const msg = '.cs-msg[data-message-id="entering"]';
+    const entrance = () => page.$eval(msg, (el) => el.getAnimations().map((a) => ({ name: (a as CSSAnimation).animationName, at: Number(a.currentTime) })));
+    await page.waitForFunction((sel) => Number(document.querySelector(sel)?.getAnimations()[0]?.currentTime) > 300, msg);
+    const [before] = await entrance();
+    expect(before!.name).toBe('slideInUp');
+
+    await setValues({ 'bubble.animation-entrance': 'zoom-in' });
+    const [after] = await entrance();
+    expect(after!.name).toBe('slideInUp'); // carries on, not started over as a zoom
+    expect(after!.at).toBeGreaterThanOrEqual(before!.at);
+    // A message that comes now enters with the new one.
+    await chat({ type: 'message', id: 'entering-next', login: 'alice', text: 'zooming in' }, overlay.token);
+    await page.waitForSelector('.cs-msg[data-message-id="entering-next"]');
+    expect(await page.$eval('.cs-msg[data-message-id="entering-next"]', (el) => el.getAnimations().map((a) => (a as CSSAnimation).animationName))).toEqual(['zoomIn']);
+    await setValues({ 'bubble.animation-entrance': null, 'bubble.animation-duration': null });
+    await page.close();
+  });
+
   it('removes a message deleted while the page waits for the snapshot of its resync', async () => {
     const page = await browser.newPage();
     // Between the page and the server, a socket that can lose one chat frame, as flow control

@@ -37,6 +37,20 @@ export class ChatView {
     return this.#messages.length;
   }
 
+  /**
+   * Call before a new style sheet goes in: an entrance still running keeps its keyframes, pinned
+   * on the element, where a changed entrance (or a skin's) would start it over. Once it has run,
+   * .cs-entered takes over as for any other.
+   */
+  holdRunningEntrances(): void {
+    for (const { element } of this.#messages) {
+      for (const animation of element.getAnimations({ subtree: true })) {
+        const target = (animation.effect as KeyframeEffect | null)?.target;
+        if (animation instanceof CSSAnimation && target instanceof HTMLElement) target.style.animationName = animation.animationName;
+      }
+    }
+  }
+
   setStyle(style: OverlayStyle, options: OverlayPageOptions | null): void {
     this.#style = style;
     if (options !== null) this.#options = options;

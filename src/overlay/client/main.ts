@@ -59,6 +59,7 @@ const socketPath = `${location.pathname}/ws`;
 const connection = new PushConnection(`${scheme}//${location.host}${socketPath}`, {
   style(style, snapshotOptions) {
     options = snapshotOptions ?? options;
+    view.holdRunningEntrances();
     if (options !== null) styles.apply(style, options);
     view.setStyle(style, options);
   },

@@ -427,6 +427,26 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('does not play an entrance again on an element hidden while it entered and shown again', async () => {
+    const overlay = server.source; // the main overlay keeps the settings the other tests expect
+    const page = await openOverlay(overlay.token);
+    const setValues = async (values: Record<string, unknown>) => {
+      const before = Number(await page.evaluate(() => document.body.dataset.version));
+      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
+      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
+    };
+    await setValues({ 'bubble.animation-entrance': 'none', 'avatar.animation-entrance': 'fade-in', 'avatar.animation-duration': 5000 });
+    await chat({ type: 'message', id: 'hidden-avatar', login: 'alice', text: 'hello' }, overlay.token);
+    const avatar = '.cs-msg[data-message-id="hidden-avatar"] .cs-avatar';
+    await page.waitForFunction((sel) => Number(document.querySelector(sel)?.getAnimations()[0]?.currentTime) > 100, avatar);
+    await setValues({ 'avatar.show': false });
+    await setValues({ 'avatar.show': null });
+    expect(await page.$eval(avatar, (el) => el.getAnimations().length)).toBe(0);
+    expect(await computed(page, avatar, 'opacity')).toBe('1');
+    await setValues({ 'bubble.animation-entrance': null, 'avatar.animation-entrance': null, 'avatar.animation-duration': null });
+    await page.close();
+  });
+
   it('removes a message deleted while the page waits for the snapshot of its resync', async () => {
     const page = await browser.newPage();
     // Between the page and the server, a socket that can lose one chat frame, as flow control

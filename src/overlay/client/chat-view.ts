@@ -27,10 +27,13 @@ export class ChatView {
 
   constructor(container: HTMLElement) {
     this.#container = container;
-    // Mark each element whose entrance ran (see .cs-entered in overlay.css).
-    container.addEventListener('animationend', (event) => {
+    // Mark each element whose entrance ran (see .cs-entered in overlay.css), or was cut short: an
+    // element hidden while it entered (avatar.show turned off) would play it again once shown.
+    const entered = (event: Event): void => {
       if (event.target instanceof Element) event.target.classList.add(CLASSES.entered);
-    });
+    };
+    container.addEventListener('animationend', entered);
+    container.addEventListener('animationcancel', entered);
   }
 
   get size(): number {

@@ -407,7 +407,8 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
       expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
       await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
     };
-    await setValues({ 'bubble.animation-entrance': 'slide-in-up', 'bubble.animation-duration': 5000 });
+    // The longest entrance the catalog allows: time for the restyle below to reach the page on a busy machine.
+    await setValues({ 'bubble.animation-entrance': 'slide-in-up', 'bubble.animation-duration': 10000 });
     await chat({ type: 'message', id: 'entering', login: 'alice', text: 'sliding in' }, overlay.token);
     const msg = '.cs-msg[data-message-id="entering"]';
     const entrance = () => page.$eval(msg, (el) => el.getAnimations().map((a) => ({ name: (a as CSSAnimation).animationName, at: Number(a.currentTime) })));

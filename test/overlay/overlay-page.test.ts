@@ -73,6 +73,13 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
   const computed = (page: Page, selector: string, property: string) =>
     page.$eval(selector, (el, p) => getComputedStyle(el).getPropertyValue(p), property);
 
+  /** Sets `values` on the overlay (independent scope) and waits until `page` has the update. */
+  async function setOverlayValues(page: Page, overlay: { id: number }, values: Record<string, unknown>): Promise<void> {
+    const before = Number(await page.evaluate(() => document.body.dataset.version));
+    expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
+    await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
+  }
+
   it('renders a chat message, then restyles it live after PUT /template without a reload', async () => {
     const page = await openOverlay();
     await page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true; });
@@ -148,11 +155,7 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
   it('lines up the name of a chatter without badges with the text, in left-to-right and right-to-left bubbles', async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
     const page = await openOverlay(overlay.token);
-    const setValues = async (values: Record<string, unknown>) => {
-      const before = Number(await page.evaluate(() => document.body.dataset.version));
-      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
-      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
-    };
+    const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);
     await setValues({ 'bubble.animation-entrance': 'none' });
     await chat({ type: 'message', id: 'no-badges', login: 'plain', text: 'no badges here' }, overlay.token);
     await page.waitForSelector('.cs-msg[data-message-id="no-badges"]');
@@ -191,11 +194,7 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
 
   it("draws the avatar's initial on avatar.background-color / -gradient when set, on the name colour otherwise, live", async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
-    const setValues = async (values: Record<string, unknown>) => {
-      const before = Number(await page.evaluate(() => document.body.dataset.version));
-      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
-      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
-    };
+    const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);
     const page = await openOverlay(overlay.token);
     await setValues({ 'bubble.animation-entrance': 'none' });
     await chat({ type: 'message', id: 'avatar', login: 'alice', text: 'hi', color: '#1e90ff' }, overlay.token);
@@ -339,11 +338,7 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     const overlay = server.source;
     const page = await openOverlay(overlay.token);
     /** Applies the values and waits for the page to have the update. */
-    const setValues = async (values: Record<string, unknown>) => {
-      const before = Number(await page.evaluate(() => document.body.dataset.version));
-      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
-      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
-    };
+    const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);
     await chat({ type: 'message', id: 'older', login: 'first', text: 'older', badges: ['moderator/1'] }, overlay.token);
     await chat({ type: 'message', id: 'newer', login: 'second', text: 'newer', badges: ['moderator/1'] }, overlay.token);
     await page.waitForSelector('.cs-msg[data-message-id="newer"]');
@@ -402,11 +397,7 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
   it('does not start an entrance over on a message still entering when the entrance changes', async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
     const page = await openOverlay(overlay.token);
-    const setValues = async (values: Record<string, unknown>) => {
-      const before = Number(await page.evaluate(() => document.body.dataset.version));
-      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
-      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
-    };
+    const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);
     // The longest entrance the catalog allows: time for the restyle below to reach the page on a busy machine.
     await setValues({ 'bubble.animation-entrance': 'slide-in-up', 'bubble.animation-duration': 10000 });
     await chat({ type: 'message', id: 'entering', login: 'alice', text: 'sliding in' }, overlay.token);
@@ -431,12 +422,8 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
   it('does not play an entrance again on an element hidden while it entered and shown again', async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
     const page = await openOverlay(overlay.token);
-    const setValues = async (values: Record<string, unknown>) => {
-      const before = Number(await page.evaluate(() => document.body.dataset.version));
-      expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values })).status).toBe(200);
-      await page.waitForFunction((version) => Number(document.body.dataset.version) > version, before);
-    };
-    await setValues({ 'bubble.animation-entrance': 'none', 'avatar.animation-entrance': 'fade-in', 'avatar.animation-duration': 5000 });
+    const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);
+    await setValues({ 'bubble.animation-entrance': 'none', 'avatar.animation-entrance': 'fade-in', 'avatar.animation-duration': 10000 });
     await chat({ type: 'message', id: 'hidden-avatar', login: 'alice', text: 'hello' }, overlay.token);
     const avatar = '.cs-msg[data-message-id="hidden-avatar"] .cs-avatar';
     await page.waitForFunction((sel) => Number(document.querySelector(sel)?.getAnimations()[0]?.currentTime) > 100, avatar);

@@ -32,6 +32,8 @@ import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplat
 import { parseBaseUrl } from './base-url.ts';
 import { fromServiceError, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
 import { ServiceError } from '../service/types.ts';
+import { EDGE_FILTER_MESSAGE } from '../service/http/edge-filter.ts';
+import { PREMIUM_REQUIRED_MESSAGE } from '../service/http/premium.ts';
 import { checkIdentifier, checkIdParam, encodeJsonBody, encodePathSegment } from './request-checks.ts';
 import {
   dataEnvelope, errorEnvelope, messageDataEnvelope, messageEnvelope, skinUpdateResultShape, skinViewShape,
@@ -77,15 +79,31 @@ export interface HttpClientOptions {
 
 /**
  * How the remote service answered the last attempt: `ok` (any answer of its own but those below:
- * a 404 or a 422 is the service working), `rate-limited` (429), `key-refused` (401), `failing`
- * (5xx), `unreachable` (no answer: refused, reset, timed out, not its JSON).
+ * a 404 or a 422 is the service working), `rate-limited` (429), `key-refused` (401),
+ * `access-refused` (403 to the key itself: premium inactive on its account, or the User-Agent
+ * refused), `failing` (5xx), `unreachable` (no answer: refused, reset, timed out; or an answer
+ * that is not the service's: a redirect, a body that is not its JSON, such as a proxy's HTML page).
  */
-export type RemoteServiceState = 'ok' | 'rate-limited' | 'key-refused' | 'failing' | 'unreachable';
+export type RemoteServiceState = 'ok' | 'rate-limited' | 'key-refused' | 'access-refused' | 'failing' | 'unreachable';
 
-function stateOfStatus(status: number): RemoteServiceState {
-  if (status === 401) return 'key-refused';
-  if (status === 429) return 'rate-limited';
-  return status >= 500 ? 'failing' : 'ok';
+/**
+ * A 403 that refuses the request, not the key: editing a global skin (PUT /skins/{id}), the one
+ * operation of the spec's the service forbids for what it asks. Any other 403 (premium inactive,
+ * the User-Agent refused) refuses every call alike.
+ */
+function isRequestRefusal403(call: Call, error: OverlayStyleError): boolean {
+  return call.method === 'PUT' && call.path.startsWith('/skins/')
+    && error.message !== PREMIUM_REQUIRED_MESSAGE && error.message !== EDGE_FILTER_MESSAGE;
+}
+
+/** The state an error answer (not 2xx) shows, given the error it was read as. */
+function stateOfError(call: Call, error: OverlayStyleError): RemoteServiceState {
+  // Something other than the service answered (a redirect, a page that is not its JSON).
+  if (error.kind !== 'service') return 'unreachable';
+  if (error.status === 401) return 'key-refused';
+  if (error.status === 403 && !isRequestRefusal403(call, error)) return 'access-refused';
+  if (error.status === 429) return 'rate-limited';
+  return error.status >= 500 ? 'failing' : 'ok';
 }
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -393,13 +411,14 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
         continue;
       }
       const { status } = answer;
-      options.onAttempt?.(stateOfStatus(status));
       if (status >= 200 && status < 300) {
+        // Told by sendFor, once it knows whether the body is the service's JSON.
         entry.done('answered');
         keyRefusalLogged = false;
         return lost.answer ? { ...answer, afterLostAnswer: true } : answer;
       }
       const error = errorFromAnswer(call, answer);
+      options.onAttempt?.(stateOfError(call, error));
       if (status === 401 && !keyRefusalLogged) logKeyRefusal(call, error);
       // As the service said it (the error's retryAfter is bounded): a longer one is not waited out.
       const retryAfterMs = parseRetryAfterMs(headerValue(answer.headers, 'retry-after'), Date.now());
@@ -441,6 +460,8 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
   async function sendFor<T extends z.ZodType>(call: Call, shape: T): Promise<{ status: number; body: z.output<T>; afterLostAnswer: boolean }> {
     const answer = await send(call);
     const parsed = shape.safeParse(parseJson(answer.text));
+    // A 2xx that is not the spec's envelope is something else's page (a proxy's), not the service.
+    options.onAttempt?.(parsed.success ? 'ok' : 'unreachable');
     if (!parsed.success) {
       throw new OverlayStyleError({
         status: answer.status,

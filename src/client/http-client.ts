@@ -30,8 +30,9 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest } from './overlay-style-client.ts';
 import { parseBaseUrl } from './base-url.ts';
-import { fromServiceError, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
+import { fromServiceError, markLogged, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
 import { ServiceError } from '../service/types.ts';
+import { STORE_UNWRITABLE_PREFIX } from '../service/http/error-response.ts';
 import { EDGE_FILTER_MESSAGE } from '../service/http/edge-filter.ts';
 import { PREMIUM_REQUIRED_MESSAGE } from '../service/http/premium.ts';
 import { checkIdentifier, checkIdParam, encodeJsonBody, encodePathSegment } from './request-checks.ts';
@@ -69,8 +70,9 @@ export interface HttpClientOptions {
   /** How the client waits between attempts; default a timer. Tests pass a recorder. */
   sleep?: (ms: number) => Promise<void>;
   /**
-   * Told of every wait before a retry (a 429's Retry-After can be a minute), and once of a
-   * refused API key (401) until a call succeeds again (`error`, else `warn`): the host logs them.
+   * Told of every wait before a retry (a 429's Retry-After can be a minute), and of each outage
+   * once (a refused key, premium off, no answer, ...), with what to do, until the service answers a
+   * call for itself again (`error` where a person must mend it, else `warn`): the host logs them.
    */
   logger?: { warn(details: object, message: string): void; error?(details: object, message: string): void };
   /** Told how each attempt ended, as the service's state (the host's /healthz shows the last). */
@@ -225,8 +227,8 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
   let calls = 0;
   /** The last 429, whose message a call refused in line carries. */
   let lastRateLimit: OverlayStyleError | undefined;
-  /** A 401 was logged and no call succeeded since: the next ones are not logged again. */
-  let keyRefusalLogged = false;
+  /** The outage last logged (see problemOf), until the service answers a call again: not logged again. */
+  let loggedProblem: string | undefined;
 
   function describe(call: Call): string {
     return `${call.method} ${endpoint.origin}${endpoint.basePath}${call.path}`;
@@ -342,16 +344,82 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     });
   }
 
-  /** Once per outage: every call fails alike until the key is replaced, and the fix is the operator's. */
-  function logKeyRefusal(call: Call, error: OverlayStyleError): void {
-    keyRefusalLogged = true;
+  /**
+   * The outage a call's final error belongs to, and the log line saying what to do about it
+   * (`error`: only the streamer or the service's operator can mend it; `warn`: it may pass); none
+   * for a refusal of the request itself (404, 422), which is the service working.
+   */
+  function problemOf(call: Call, error: OverlayStyleError): { key: string; level: 'error' | 'warn'; message: string } | undefined {
+    const service = `the overlay service at ${endpoint.origin}${endpoint.basePath}`;
+    if (error.kind === 'unsupported') return undefined;
+    if (error.kind === 'timeout' || error.kind === 'network') {
+      return { key: 'unreachable', level: 'warn', message: `${service} is not answering: commands that use it fail until it does; check that it runs and that this host can reach it` };
+    }
+    if (error.kind === 'tls') return { key: 'tls', level: 'error', message: `${service} cannot be reached securely: ${error.message}` };
+    if (error.kind !== 'service') {
+      return {
+        key: 'not-the-service', level: 'error',
+        message: `${service} did not answer as the overlay API does (a redirect, or a page that is not its JSON): every call fails until `
+          + 'service.baseUrl is the API base URL with its prefix (e.g. http://host:port/api/v1) and nothing in between (a proxy) answers in its place',
+      };
+    }
+    switch (stateOfError(call, error)) {
+      case 'key-refused':
+        return {
+          key: 'key-refused', level: 'error',
+          message: `${service} refused the API key (401): every call fails until service.apiKey is a key the service accepts `
+            + '(create one there, e.g. `chatskin keys create` on a chatskin service) and chatskin is restarted',
+        };
+      case 'access-refused':
+        return {
+          key: `access-refused ${error.message}`, level: 'error',
+          message: `${service} refused the bot's access (403): "${error.message}" Every call fails until that is mended: premium active on `
+            + 'the account that owns service.apiKey (`chatskin premium on LOGIN` on a chatskin service), or a service.userAgent it accepts',
+        };
+      case 'rate-limited':
+        return {
+          key: 'rate-limited', level: 'warn',
+          message: `${service} is rate limiting the bot (429): commands answer that it is busy until it lets calls through again `
+            + '(30 requests a minute per key, shared by every plugin and by anything else using the key)',
+        };
+      case 'failing':
+        if (error.status === 503 && error.message.startsWith(STORE_UNWRITABLE_PREFIX)) {
+          return {
+            key: 'store-unwritable', level: 'error',
+            message: `${service} cannot save changes (503): "${error.message}" Changes fail until its operator mends its database`,
+          };
+        }
+        return { key: `failing ${error.status}`, level: 'warn', message: `${service} is failing (${error.status}): commands that use it fail until it recovers; its log says why` };
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * Logs a call's final error once per outage: every call fails alike until it passes or someone
+   * mends it, so the log says it once, with what to do, and marks the error as said (wasLogged),
+   * so a caller does not log it again per command.
+   */
+  function reportFailure(call: Call, error: OverlayStyleError): void {
     const logger = options.logger;
+    const problem = problemOf(call, error);
+    if (problem === undefined) {
+      // The service answered for itself (a 404, a 422): it is working.
+      reportWorking();
+      return;
+    }
     if (logger === undefined) return;
-    const details = { call: describe(call), status: 401, serviceMessage: error.message };
-    const message = `the overlay service at ${endpoint.origin}${endpoint.basePath} refused the API key (401): every call fails until `
-      + 'service.apiKey is a key the service accepts (create one there, e.g. `chatskin keys create` on a chatskin service) and chatskin is restarted';
-    if (logger.error) logger.error(details, message);
-    else logger.warn(details, message);
+    markLogged(error);
+    if (problem.key === loggedProblem) return;
+    loggedProblem = problem.key;
+    const details = { call: describe(call), status: error.status, err: error };
+    if (problem.level === 'error' && logger.error) logger.error(details, problem.message);
+    else logger.warn(details, problem.message);
+  }
+
+  /** The service answered a call for itself: the next outage is logged again. */
+  function reportWorking(): void {
+    loggedProblem = undefined;
   }
 
   function logWait(call: Call, waitMs: number, reason: string): void {
@@ -414,12 +482,10 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
       if (status >= 200 && status < 300) {
         // Told by sendFor, once it knows whether the body is the service's JSON.
         entry.done('answered');
-        keyRefusalLogged = false;
         return lost.answer ? { ...answer, afterLostAnswer: true } : answer;
       }
       const error = errorFromAnswer(call, answer);
       options.onAttempt?.(stateOfError(call, error));
-      if (status === 401 && !keyRefusalLogged) logKeyRefusal(call, error);
       // As the service said it (the error's retryAfter is bounded): a longer one is not waited out.
       const retryAfterMs = parseRetryAfterMs(headerValue(answer.headers, 'retry-after'), Date.now());
       if (status === 429) {
@@ -458,10 +524,20 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
 
   /** Sends `call` and checks the 2xx body against `shape`. */
   async function sendFor<T extends z.ZodType>(call: Call, shape: T): Promise<{ status: number; body: z.output<T>; afterLostAnswer: boolean }> {
+    try {
+      return await sendAndRead(call, shape);
+    } catch (error) {
+      if (error instanceof OverlayStyleError) reportFailure(call, error);
+      throw error;
+    }
+  }
+
+  async function sendAndRead<T extends z.ZodType>(call: Call, shape: T): Promise<{ status: number; body: z.output<T>; afterLostAnswer: boolean }> {
     const answer = await send(call);
     const parsed = shape.safeParse(parseJson(answer.text));
     // A 2xx that is not the spec's envelope is something else's page (a proxy's), not the service.
     options.onAttempt?.(parsed.success ? 'ok' : 'unreachable');
+    if (parsed.success) reportWorking();
     if (!parsed.success) {
       throw new OverlayStyleError({
         status: answer.status,

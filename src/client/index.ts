@@ -3,7 +3,7 @@ export type {
   ChatViewer, OverlayStyleClient, PickableSkin, RegisteredViewer, SettingsPatch, SkinGrantRequest, SkinPickResult,
   UpdateTemplateRequest, ViewerById, ViewerIdentifier,
 } from './overlay-style-client.ts';
-export { isOverlayStyleError, isServiceSideError, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
+export { isOverlayStyleError, isServiceSideError, OverlayStyleError, unsupportedByRemote, wasLogged } from './overlay-style-error.ts';
 export { overlayErrorLine } from './overlay-error-line.ts';
 export type { OverlayStyleErrorInit, OverlayStyleErrorKind } from './overlay-style-error.ts';
 export { createInProcessClient } from './in-process-client.ts';

@@ -76,6 +76,22 @@ export function isOverlayStyleError(error: unknown, status?: number): error is O
   return error instanceof OverlayStyleError && (status === undefined || (error.kind === 'service' && error.status === status));
 }
 
+/** Errors whose outage the client that threw them has already told its log of (see wasLogged). */
+const loggedErrors = new WeakSet<OverlayStyleError>();
+
+/** Marks `error` as told to the log already, by the client that threw it (its outage's one line). */
+export function markLogged(error: OverlayStyleError): void {
+  loggedErrors.add(error);
+}
+
+/**
+ * Whether the client that threw `error` has told its log of the outage it belongs to (the HTTP
+ * client, given a logger, says each outage once, with what to do): a caller need not log it again.
+ */
+export function wasLogged(error: OverlayStyleError): boolean {
+  return loggedErrors.has(error);
+}
+
 /**
  * Whether the cause lies with the service or with how the bot reaches it, not with the request:
  * it is away, busy or failing, refuses the bot's key or access (401, 403), or something else

@@ -1,7 +1,7 @@
 // How a command answers in one chat line: what its work returned, a refusal meant for the
 // chatter, or a short line for an overlay service error (logged when it is not the caller's fault).
 import { overlayErrorLine } from '../client/overlay-error-line.ts';
-import { isOverlayStyleError, isServiceSideError } from '../client/overlay-style-error.ts';
+import { isOverlayStyleError, isServiceSideError, wasLogged } from '../client/overlay-style-error.ts';
 import type { OverlayStyleError } from '../client/overlay-style-error.ts';
 import type { CommandInvocation } from './plugin-api.ts';
 
@@ -30,6 +30,7 @@ export async function answerInChat(call: Pick<CommandInvocation, 'reply'> & Part
 }
 
 function standardLine(error: OverlayStyleError, logger: AnswerOptions['logger'], command: string | undefined): string {
-  if (isServiceSideError(error)) logger.warn({ err: error, command }, 'overlay service call failed');
+  // An outage the client has logged already (once, saying what to do) is not logged per command.
+  if (isServiceSideError(error) && !wasLogged(error)) logger.warn({ err: error, command }, 'overlay service call failed');
   return overlayErrorLine(error);
 }

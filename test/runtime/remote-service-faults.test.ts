@@ -110,3 +110,36 @@ describe('remote mode, a remote that refuses or is not the service', () => {
     expect(await host.health()).toBe('unreachable');
   });
 });
+
+describe('remote mode, the log tells the streamer once per outage, not once per command', () => {
+  it('premium switched off: one error line saying what to do, whatever the number of commands; again for the next outage', async () => {
+    const { remote, apiKey } = await startRemote();
+    const host = await startRemoteModeHost(remote.apiUrl, apiKey);
+    await remote.service.setPremium('streamer', false);
+    for (const width of [300, 301, 302]) expect(await host.say(`/mod !style bubble.width ${width}`)).toContain('premium subscription');
+    expect(host.problems().map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^the overlay service at http:\/\/127\.0\.0\.1:\d+\/api\/v1 refused the bot's access \(403\).*premium/),
+    ]);
+    expect(host.problems()[0]!.level).toBe(50);
+    await remote.service.setPremium('streamer', true);
+    expect(await host.say('/mod !style bubble.width 303')).toMatch(/bubble\.width is now 303/);
+    await remote.service.setPremium('streamer', false);
+    await host.say('/mod !style bubble.width 304');
+    await host.say('/mod !style bubble.width 305');
+    expect(host.problems()).toHaveLength(2);
+  });
+
+  it('the remote killed: every command answers in one line, the log says it once', async () => {
+    const { remote, apiKey } = await startRemote();
+    const host = await startRemoteModeHost(remote.apiUrl, apiKey);
+    expect(await host.say('/mod !style bubble.width 299')).toMatch(/bubble\.width is now 299/);
+    await remote.close();
+    for (const width of [300, 301, 302]) {
+      expect(await host.say(`/mod !style bubble.width ${width}`)).toBe('chatskin (bot): @You the overlay service is not answering; try again in a moment.');
+    }
+    expect(await host.health()).toBe('unreachable');
+    expect(host.problems().map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^the overlay service at http:\/\/127\.0\.0\.1:\d+\/api\/v1 is not answering/),
+    ]);
+  });
+});

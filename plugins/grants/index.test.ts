@@ -189,6 +189,15 @@ describe('grants plugin: remote service (HTTP client, bundled server on a real s
     expect(await remoteChatAnswers(w.test, '!grant viewer_one vault', moderatorTags())).toEqual(['@Mod_mia viewer_one already has Vault.']);
   });
 
+  it('a revoke whose answer was lost after the service did it (not sent again: DELETE): the grant is looked up, so chat hears it was revoked, not "try again"', async () => {
+    const w = await startRemotePluginWorld({ fixture: FIXTURE, plugins: { grants: {} }, maxRetries: 1, answerDroppingProxy: true });
+    expect(await remoteChatAnswers(w.test, '!grant viewer_one neon', moderatorTags())).toEqual(['@Mod_mia granted Neon to viewer_one.']);
+    w.proxy!.dropNextAnswer('DELETE /api/v1/viewers/unlock-skin ');
+    expect(await remoteChatAnswers(w.test, '!revoke viewer_one neon', moderatorTags())).toEqual(['@Mod_mia revoked Neon from viewer_one.']);
+    expect(w.proxy!.dropped).toBe(1);
+    expect(await w.harness.service.listViewerSkins(w.accountId, 'viewer_one')).toEqual([]);
+  });
+
   it('grants and revokes through the API; the remote service holds the grant, purchases stay, errors are one line', async () => {
     const w = await startRemotePluginWorld({ fixture: FIXTURE, plugins: { grants: {} } });
     const ask = (text: string, tags: ChatTags = moderatorTags()) => remoteChatAnswers(w.test, text, tags);

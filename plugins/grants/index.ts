@@ -8,7 +8,7 @@
 // themself in their first line is a viewer already: the host registers a chatter before their
 // command runs (bundled service). docs/commands.md.
 import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, quotedTyped, sameName, typedName, z } from '../../src/sdk.ts';
-import type { CommandInvocation } from '../../src/sdk.ts';
+import type { CommandInvocation, OverlayStyleError } from '../../src/sdk.ts';
 
 const SKIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** A login of digits only, which the API's path identifier reads as a user id first. */
@@ -59,6 +59,15 @@ export default definePlugin({
         throw error;
       }
       throw new ChatRefusal(`there is no skin ${quoted(typed)} on this channel.`);
+    }
+
+    /** Whether the viewer holds no grant of the skin now; false when that cannot be read. */
+    async function grantGone(viewer: string, skinId: number): Promise<boolean> {
+      try {
+        return !(await ctx.overlay.listViewerSkins(viewer)).some((held) => held.id === skinId);
+      } catch {
+        return false;
+      }
     }
 
     ctx.command({
@@ -124,6 +133,11 @@ export default definePlugin({
         } catch (error) {
           // Revoked meanwhile by someone else, or (all-digit login) never granted.
           if (isOverlayStyleError(error, 404)) throw new ChatRefusal(noGrant);
+          // The answer was lost once the request had left (the client does not send a DELETE
+          // again): whether it was done is read from the viewer's grants.
+          if (isOverlayStyleError(error) && mayHaveBeenDone(error) && await grantGone(viewer, skin.id)) {
+            return `revoked ${skin.name ?? quoted(typed)} from ${viewer}.`;
+          }
           throw error;
         }
         return `revoked ${skin.name ?? quoted(typed)} from ${viewer}.`;
@@ -134,6 +148,11 @@ export default definePlugin({
 
 function quoted(typed: string): string {
   return quotedTyped(typed);
+}
+
+/** A failure after which the request may have been carried out, its answer lost on the way back. */
+function mayHaveBeenDone(error: OverlayStyleError): boolean {
+  return error.afterLostAnswer || error.kind === 'timeout' || error.kind === 'network' || error.status === 502 || error.status === 504;
 }
 
 function noAccount(viewer: string): string {

@@ -57,8 +57,10 @@ export function createUpgradeAdmission(options: UpgradeAdmissionOptions): Upgrad
         refuseUpgrade(socket, 404, 'Unknown overlay token.');
         return;
       }
-      if (isClosed() || socket.destroyed) {
-        socket.destroy();
+      if (socket.destroyed) return;
+      // The shutdown began during the lookup: the same answer as an upgrade that came after it.
+      if (isClosed()) {
+        refuseUpgrade(socket, 503, 'Shutting down.');
         return;
       }
       // Checked here and counted in accept() in the same turn (ws completes the handshake at once).

@@ -52,6 +52,20 @@ describe('docs/push.md', () => {
     expectQuoted(`every upgrade gets \`${line}\``);
   });
 
+  it('an upgrade whose token lookup ends after the shutdown began gets the same 503', async () => {
+    server = await startPushTestServer();
+    // The store is held, as another transaction would hold it: the token lookup waits behind it.
+    let release!: () => void;
+    const held = server.store.read(() => new Promise<void>((resolve) => { release = resolve; }));
+    const line = upgradeStatusLine(server.port, `/overlay/${server.main.token}/ws`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closing = server.gateway.close();
+    release();
+    await held;
+    await closing;
+    expect(await line).toBe('HTTP/1.1 503 Service Unavailable');
+  });
+
   it('one overlay takes as many sockets as the doc says by default, then the status line it quotes', async () => {
     server = await startPushTestServer();
     const documented = Number(/One overlay may have \*\*(\d+) sockets\*\*/.exec(DOCS)![1]);

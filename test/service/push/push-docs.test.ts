@@ -77,6 +77,21 @@ describe('docs/push.md', () => {
     for (const socket of sockets) socket.close();
   });
 
+  it('a page frame over 1 KiB closes the socket with 1009, one of 1 KiB that is not resync with 1008', async () => {
+    server = await startPushTestServer();
+    const documented = /a frame over (\d+) KiB with (\d+)/.exec(FLAT)!;
+    const limit = Number(documented[1]) * 1024;
+    const over = new OverlaySocket(server.origin, server.main.token);
+    await over.nextOf('snapshot');
+    over.socket.send(JSON.stringify({ type: 'resync', pad: 'x'.repeat(limit) }).slice(0, limit + 1));
+    expect((await over.closed).code).toBe(Number(documented[2]));
+    const atLimit = new OverlaySocket(server.origin, server.main.token);
+    await atLimit.nextOf('snapshot');
+    atLimit.socket.send('x'.repeat(limit));
+    expect((await atLimit.closed).code).toBe(1008);
+    expectQuoted('Anything else closes the socket with 1008');
+  });
+
   it('the snapshot example\'s options are the defaults', async () => {
     server = await startPushTestServer({ page: {} });
     const socket = new OverlaySocket(server.origin, server.main.token);

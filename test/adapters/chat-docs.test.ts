@@ -22,4 +22,13 @@ describe('docs/chat.md, For developers', () => {
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.filter((key) => !documentedOptions(name).includes(key))).toEqual([]);
   });
+
+  it('registerLocalChatSayRoute(app, localChat, { ... }) lists every option of LocalChatSayRouteOptions', () => {
+    const list = /`registerLocalChatSayRoute\(app, localChat, \{ ([^}]*) \}\)`/.exec(DOCS)?.[1];
+    expect(list, 'docs/chat.md shows registerLocalChatSayRoute(app, localChat, { ... })').toBeDefined();
+    const documented = list!.split(',').map((option) => option.trim().replace(/\?$/, ''));
+    const keys = interfaceKeys(source('local-chat/local-chat-say-route.ts'), 'LocalChatSayRouteOptions');
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.filter((key) => !documented.includes(key))).toEqual([]);
+  });
 });

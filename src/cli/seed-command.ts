@@ -1,21 +1,27 @@
 // chatskin seed FILE: applies a YAML fixture idempotently, prints the stored ids as one JSON object.
 import type { CliOptions } from '../main.ts';
 import { applySeed } from '../service/seed.ts';
-import { readSeedFile, SeedFixtureError } from '../service/seed-fixture.ts';
-import { withService, requireArgs } from './cli-context.ts';
+import { parseSeedFixture, readSeedFile, SeedFixtureError } from '../service/seed-fixture.ts';
+import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../service/settings/templates.ts';
+import { createTemplateCatalog } from '../service/template-catalog.ts';
+import { loadCliConfig, withService, requireArgs } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
-import { errorText } from '../host/error-text.ts';
 import { printAnswer } from './print.ts';
 
 export async function run(args: string[], options: CliOptions): Promise<void> {
   const [file] = requireArgs(args, 1, 'chatskin seed FILE [--config FILE]');
+  loadCliConfig(options);
+  // Read and checked before the database is opened: a fixture that is missing, not YAML or
+  // invalid made the store (and its folder) at store.path all the same, then was refused.
+  let fixture: unknown;
+  try {
+    fixture = readSeedFile(file!);
+    parseSeedFixture(fixture, createTemplateCatalog(loadTemplates(DEFAULT_TEMPLATES_DIR)), file);
+  } catch (error) {
+    if (error instanceof SeedFixtureError) throw new CliError(fixtureRefusal(file!, error));
+    throw error;
+  }
   const result = await withService(options, async (service) => {
-    let fixture: unknown;
-    try {
-      fixture = readSeedFile(file!);
-    } catch (error) {
-      throw new CliError(error instanceof SeedFixtureError ? fixtureRefusal(file!, error) : errorText(error));
-    }
     try {
       return await applySeed(service, fixture, file);
     } catch (error) {

@@ -1,7 +1,7 @@
 // The command line as docs/cli.md states it: each command takes only its own flags (and --config,
 // --help), an unknown command or flag is one line naming it (and the command) with exit code 1, and
 // the usage in `--help` and docs/cli.md lists exactly the flags the code takes.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_SPECS } from '../../src/cli/command-line.ts';
@@ -138,6 +138,22 @@ describe('chatskin seed: a bad fixture', () => {
       expect.stringMatching(/^ {2}viewers\[0\]\.twitch_user_id /),
     ]);
     expect(DOCS).toMatch(/several are listed one per line/);
+  });
+
+  it('is refused before the database is opened: no store.path file or folder is made for it', async () => {
+    const { dir } = tempWorkspace();
+    const store = join(dir, 'data', 'chatskin.db');
+    const config = join(dir, 'own.yaml');
+    writeFileSync(config, `store: { path: ${JSON.stringify(store)} }\n`);
+    writeFileSync(join(dir, 'bad-yaml.yaml'), 'accounts: [ { login: alice }\n');
+    writeFileSync(join(dir, 'bad-shape.yaml'), 'accounts: [ { login: "a b" } ]\n');
+    writeFileSync(join(dir, 'bad-template.yaml'), 'accounts: [ { login: alice, overlays: [ { name: Main, template: nope } ] } ]\n');
+    for (const fixture of ['missing.yaml', 'bad-yaml.yaml', 'bad-shape.yaml', 'bad-template.yaml']) {
+      const result = await runCli(['seed', fixture, '--config', config], { cwd: dir });
+      expect(result).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(new RegExp(`^chatskin: Invalid seed fixture ${fixture}: `)) });
+      expect({ fixture, made: existsSync(join(dir, 'data')) }).toEqual({ fixture, made: false });
+    }
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 

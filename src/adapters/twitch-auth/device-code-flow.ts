@@ -86,7 +86,7 @@ async function postForm(
   } catch (error) {
     if (signal?.aborted) throw error;
     if (deadline.aborted) throw new DeviceCodeFlowError(`${noAnswerText(timeoutMs)} (POST ${url}). Run the command again.`, { cause: error });
-    throw new DeviceCodeFlowError(`Could not reach ${url}: ${(error as Error).message}`, { cause: error });
+    throw new DeviceCodeFlowError(`Could not reach ${url}: ${unreachableText(error)}`, { cause: error });
   }
   let body: Record<string, unknown> = {};
   try {
@@ -96,6 +96,19 @@ async function postForm(
     body = { message: text.slice(0, 200) };
   }
   return { status, body };
+}
+
+/**
+ * fetch's "fetch failed" with its cause's reason (`connect ECONNREFUSED 127.0.0.1:443`, `getaddrinfo
+ * ENOTFOUND id.twitch.tv`): alone, it gave no clue whether Twitch, the name or the network was at fault.
+ */
+function unreachableText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (!(cause instanceof Error)) return message;
+  const code = (cause as { code?: unknown }).code;
+  const reason = cause.message !== '' ? cause.message : typeof code === 'string' ? code : '';
+  return reason === '' || message.includes(reason) ? message : `${message} (${reason})`;
 }
 
 function messageOf(body: Record<string, unknown>): string {

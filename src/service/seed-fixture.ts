@@ -101,7 +101,8 @@ export function parseSeedYaml(text: string, source = 'fixture'): unknown {
   try {
     return parseYaml(text);
   } catch (error) {
-    throw new SeedFixtureError(source, [`not valid YAML: ${(error as Error).message.split('\n')[0]}`]);
+    // The YAML library's first line ends "at line 2, column 1:" before the excerpt it shows under it.
+    throw new SeedFixtureError(source, [`not valid YAML: ${(error as Error).message.split('\n')[0]!.replace(/:\s*$/, '')}`]);
   }
 }
 

@@ -140,6 +140,14 @@ describe('chatskin seed: a bad fixture', () => {
     expect(DOCS).toMatch(/several are listed one per line/);
   });
 
+  it('that is not YAML is one line naming where, with nothing promised after it', async () => {
+    const { dir, config } = tempWorkspace();
+    writeFileSync(join(dir, 'bad.yaml'), 'accounts: [ { login: alice }\n');
+    expectOneLineError(await runCli(['seed', 'bad.yaml', '--config', config], { cwd: dir }),
+      'Invalid seed fixture bad.yaml: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('is refused before the database is opened: no store.path file or folder is made for it', async () => {
     const { dir } = tempWorkspace();
     const store = join(dir, 'data', 'chatskin.db');

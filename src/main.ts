@@ -3,6 +3,8 @@ import { HELP, commandHelp } from './cli/help.ts';
 import { configFlagOf, parseCommandLine } from './cli/command-line.ts';
 import type { CommandName } from './cli/command-line.ts';
 import { errorText } from './host/error-text.ts';
+import { CliError } from './cli/cli-error.ts';
+import { print } from './cli/print.ts';
 
 const COMMANDS: Record<CommandName, () => Promise<{ run(args: string[], options: CliOptions): Promise<void> }>> = {
   start: () => import('./cli/start-command.ts'),
@@ -25,11 +27,11 @@ async function main(argv: string[]): Promise<void> {
   const line = parseCommandLine(argv);
   if (line.kind === 'version') {
     const pkg = await import('../package.json', { with: { type: 'json' } });
-    process.stdout.write(`chatskin ${pkg.default.version}\n`);
+    await printText(`chatskin ${pkg.default.version}\n`, 'version');
     return;
   }
   if (line.kind === 'help') {
-    process.stdout.write(line.command === undefined ? HELP : commandHelp(line.command));
+    await printText(line.command === undefined ? HELP : commandHelp(line.command), 'help');
     return;
   }
   const command = await COMMANDS[line.command]();
@@ -37,6 +39,15 @@ async function main(argv: string[]): Promise<void> {
     config: line.config ?? process.env.CHATSKIN_CONFIG ?? undefined,
     flags: line.flags,
   });
+}
+
+/** A write that fails (a pipe whose reader is gone) is a one-line refusal, not an unhandled 'error' event's stack trace. */
+async function printText(text: string, what: string): Promise<void> {
+  try {
+    await print(text);
+  } catch (error) {
+    throw new CliError(`the ${what} could not be printed (${errorText(error)}).`);
+  }
 }
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {

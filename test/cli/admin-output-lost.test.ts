@@ -88,3 +88,15 @@ describe('the other commands with their output gone', () => {
     expect((await runCli(['premium', 'alice', 'on', '--config', config])).stdout).toBe('Premium is on for alice.\n');
   });
 });
+
+describe('help and version with their output gone', () => {
+  // process.stdout.write's 'error' event, which nobody listened to, ended them with a stack trace.
+  it('say in one line that it could not be printed, exit code 1', async () => {
+    const cases: Array<[string[], string]> = [[['--help'], 'help'], [['start', '--help'], 'help'], [['--version'], 'version']];
+    for (const [args, what] of cases) {
+      const result = await runInto(args, 'closed pipe');
+      expect(result.stderr).toMatch(new RegExp(`^chatskin: the ${what} could not be printed \\(write EPIPE\\)\\.\\n$`));
+      expect(result.code).toBe(1);
+    }
+  });
+});

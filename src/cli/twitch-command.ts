@@ -8,6 +8,7 @@ import { authorizeBroadcaster, TwitchAuthError } from '../adapters/redemptions/i
 import { authorizeBot } from '../adapters/twitch-chat/authorize-bot.ts';
 import { configFileInUse, loadCliConfig, requireArgs } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
+import { errorText } from '../host/error-text.ts';
 
 const USAGE = 'chatskin twitch auth [--bot] [--config FILE]';
 
@@ -17,9 +18,23 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   const config = loadCliConfig(options);
   if (!config.twitch.enabled) throw new CliError(twitchOffMessage(configFileInUse(options)));
   const authorize = options.flags['bot'] === true ? authorizeBot : authorizeBroadcaster;
+  // Its lines hold the code to enter: once they cannot be written (a pipe whose reader is gone),
+  // nobody can approve it, so the sign-in stops. Unheard, the write's 'error' event was a stack trace.
+  const stop = new AbortController();
+  let lost: unknown;
+  process.stdout.on('error', (error) => {
+    lost ??= error;
+    stop.abort(error);
+  });
   try {
-    await authorize({ config, print: (line) => process.stdout.write(`${line}\n`) });
+    await authorize({
+      config, signal: stop.signal, print: (line) => { if (lost === undefined) process.stdout.write(`${line}\n`); },
+    });
   } catch (error) {
+    if (lost !== undefined) {
+      throw new CliError(`the sign-in was stopped: its lines, which hold the code to enter, could not be printed (${errorText(lost)}).`
+        + ' Run it again with its output on a terminal.');
+    }
     if (error instanceof TwitchAuthError) throw new CliError(error.message);
     throw error;
   }

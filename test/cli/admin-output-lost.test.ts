@@ -4,6 +4,8 @@
 // someone revoked a key they never had. It revokes it, says so in one line and exits 1; run again,
 // it works. The others say in one line what they did, instead of a stack trace.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { closeSync, existsSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -97,6 +99,28 @@ describe('help and version with their output gone', () => {
       const result = await runInto(args, 'closed pipe');
       expect(result.stderr).toMatch(new RegExp(`^chatskin: the ${what} could not be printed \\(write EPIPE\\)\\.\\n$`));
       expect(result.code).toBe(1);
+    }
+  });
+});
+
+describe('twitch auth with its output gone', () => {
+  // Its lines hold the code to enter: lost, nobody can approve it, so it stops at once, in one line,
+  // rather than dying of an unhandled 'error' event's stack trace (or waiting out the code's lifetime).
+  it('stops the sign-in and says why in one line, exit code 1', async () => {
+    // An id.twitch.tv that takes the request and never answers: the sign-in waits there.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const { config } = tempWorkspace('twitch: { clientId: abc, clientSecret: def, bot: { login: mybot, tokenFile: bot.json },'
+        + ` oauth: { url: "http://127.0.0.1:${port}/auth" }, httpTimeoutSeconds: 20 }`);
+      const result = await runInto(['twitch', 'auth', '--config', config], 'closed pipe');
+      expect(result.stderr).toBe('chatskin: the sign-in was stopped: its lines, which hold the code to enter, could not be printed'
+        + ' (write EPIPE). Run it again with its output on a terminal.\n');
+      expect(result.code).toBe(1);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
     }
   });
 });

@@ -42,7 +42,10 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
 
 /**
  * --url as an http(s) address. Anything else failed in fetch, which said 'No chatskin host answers
- * at 127.0.0.1:4477' for an address pasted without its http://, as if the host were down.
+ * at 127.0.0.1:4477' for an address pasted without its http://, as if the host were down. Its
+ * origin only: the local chat is at the host's root (no proxy may stand in between), and a line
+ * `start` printed, pasted whole (`Chat: .../local/chat/say`, `API: .../api/v1`), was a 404 said to
+ * mean the local chat was off.
  */
 function givenAddress(url: string): string {
   let protocol: string | undefined;
@@ -55,7 +58,7 @@ function givenAddress(url: string): string {
     const meant = url.includes('://') ? 'http://127.0.0.1:PORT' : `http://${url}`;
     throw new CliError(`--url ${JSON.stringify(url)} is not an http:// address: give the address chatskin start printed, e.g. --url ${meant}.`);
   }
-  return url.replace(/\/+$/, '');
+  return new URL(url).origin;
 }
 
 /** The host's listening address from the config; refused with http.port 0, whose port only the running host knows. */

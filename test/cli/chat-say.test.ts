@@ -34,6 +34,12 @@ describe('the local chat with overlay.publicUrl set', () => {
     // --url as an address is often copied, with a trailing slash.
     const slashed = await runCli(['chat', 'say', 'again', '--url', `http://127.0.0.1:${port}/`, '--config', config], { cwd: dir });
     expect(slashed).toMatchObject({ code: 0, stdout: 'sent\n' });
+    // Or as a line `start` printed, path and all (Chat:, API:): the local chat is at the host's root,
+    // so the path was a 404 said to mean "localChat.enabled: false".
+    for (const printed of [`http://127.0.0.1:${port}/local/chat/say`, `http://127.0.0.1:${port}/api/v1`]) {
+      const pasted = await runCli(['chat', 'say', 'pasted', '--url', printed, '--config', config], { cwd: dir });
+      expect({ printed, ...pasted }).toMatchObject({ printed, code: 0, stdout: 'sent\n' });
+    }
     // The terminal's role prefix in the text: refused with the flag to use, not sent as a viewer's text.
     const prefixed = await runCli(['chat', 'say', '/mod !style bubble.width 300', '--config', config], { cwd: dir });
     expect(prefixed).toMatchObject({

@@ -38,7 +38,10 @@ export function readConfigSource(path: string): ConfigSource {
       const hint = line !== undefined && /[{[][^\n]*\$\{|\$\{[^\n]*[}\]]/.test(sourceLines[line - 1] ?? '')
         ? ' (a ${NAME} reference inside { } or [ ] must be quoted: "${NAME}")'
         : '';
-      const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      // The YAML library's wording for it names its own API (parseAllDocuments()), not the file.
+      const message = error.code === 'MULTIPLE_DOCS'
+        ? 'a second document starts here (a "---" line after the first one\'s keys): a config is one document; remove that line'
+        : error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       return { path: '(yaml)', message: `${message}${hint}`, ...(line === undefined ? {} : { line }) };
     }), 'Bad YAML');
   }

@@ -101,8 +101,14 @@ export function parseSeedYaml(text: string, source = 'fixture'): unknown {
   try {
     return parseYaml(text);
   } catch (error) {
+    const yamlError = error as Error & { code?: unknown; linePos?: readonly { line: number }[] };
+    // The YAML library's wording for it names its own API (parseAllDocuments()), not the file.
+    if (yamlError.code === 'MULTIPLE_DOCS') {
+      const at = yamlError.linePos?.[0] === undefined ? '' : ` at line ${yamlError.linePos[0].line}`;
+      throw new SeedFixtureError(source, [`not valid YAML: a second document starts${at} (a "---" line after the first one's keys): a fixture is one document; remove that line`]);
+    }
     // The YAML library's first line ends "at line 2, column 1:" before the excerpt it shows under it.
-    throw new SeedFixtureError(source, [`not valid YAML: ${(error as Error).message.split('\n')[0]!.replace(/:\s*$/, '')}`]);
+    throw new SeedFixtureError(source, [`not valid YAML: ${yamlError.message.split('\n')[0]!.replace(/:\s*$/, '')}`]);
   }
 }
 

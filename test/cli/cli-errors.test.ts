@@ -240,6 +240,19 @@ describe('a config that cannot be used', () => {
     expect(result.stderr).not.toContain('unexpected error');
   });
 
+  it('a file of two YAML documents says so in the terms of the file, not the YAML library\'s API', async () => {
+    const { dir } = tempWorkspace();
+    const file = configFile(dir, 'http: { port: 1 }\n---\nlog: { level: warn }\n');
+    const result = await runCli(['overlays', 'list', 'alice', '--config', file], { cwd: dir, env: NO_DEBUG });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `chatskin: Bad YAML in ${file}:\n  - (yaml) (line 2): `
+      + 'a second document starts here (a "---" line after the first one\'s keys): a config is one document; remove that line\n' });
+    const { config } = tempWorkspace();
+    writeFileSync(join(dir, 'fixture.yaml'), 'accounts: []\n---\nviewers: []\n');
+    const seeded = await runCli(['seed', 'fixture.yaml', '--config', config], { cwd: dir, env: NO_DEBUG });
+    expect(seeded).toEqual({ code: 1, stdout: '', stderr: 'chatskin: Invalid seed fixture fixture.yaml: not valid YAML: '
+      + 'a second document starts at line 2 (a "---" line after the first one\'s keys): a fixture is one document; remove that line\n' });
+  });
+
   it('a binary file, or one that never ends, is one line saying so', async () => {
     const { dir } = tempWorkspace();
     const file = configFile(dir, Buffer.from([0x24, 0x7b, 0xff, 0x1b, 0x5b, 0x32, 0x4a, 0x7d]));

@@ -1,8 +1,10 @@
 // What the admin commands share: the config they name, and the bundled service on its database.
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, resolveConfigPath } from '../config/index.ts';
 import type { Config } from '../config/index.ts';
 import { openService } from '../runtime/open-service.ts';
+import { isFileless, shownLocation } from '../service/store/store-open-error.ts';
 import type { StyleService } from '../service/style-service.ts';
 import { ServiceError } from '../service/types.ts';
 import type { CliOptions } from '../main.ts';
@@ -25,9 +27,21 @@ export function loadCliConfig(options: CliOptions): Config {
   }
 }
 
-/** Runs `fn` against the bundled service, closing the database after; service refusals become one-line CLI errors. */
-export async function withService<T>(options: CliOptions, fn: (service: StyleService, config: Config) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` against the bundled service, closing the database after; service refusals become
+ * one-line CLI errors. Only `seed` (`createStore`) may make the database: for another command a
+ * missing one means the wrong folder or config (a relative store.path, run from elsewhere), and
+ * making an empty one there would leave a stray file and answer "No account".
+ */
+export async function withService<T>(
+  options: CliOptions, fn: (service: StyleService, config: Config) => Promise<T>, { createStore = false } = {},
+): Promise<T> {
   const config = loadCliConfig(options);
+  if (!createStore && !isFileless(config.store.path) && !existsSync(config.store.path)) {
+    throw new CliError(`There is no database at ${shownLocation(config.store.path)} yet (store.path in ${configFileInUse(options)}): `
+      + `chatskin start makes it, with the account of channel.login ("${config.channel.login}" here), when it first runs. `
+      + 'Run this command in the folder chatskin start runs in, with the same config.');
+  }
   const opened = await openService(config);
   try {
     return await fn(opened.service, config);

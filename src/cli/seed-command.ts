@@ -29,7 +29,7 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
       if (error instanceof Error && /^Seed/.test(error.name)) throw new CliError(error.message);
       throw error;
     }
-  });
+  }, { createStore: true });
   await printAnswer(`${JSON.stringify(result)}\n`, `the fixture ${file} was applied`);
 }
 

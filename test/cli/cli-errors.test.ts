@@ -85,7 +85,9 @@ describe('a database that cannot be the store', () => {
     const expected = `chatskin: The database ./data/chatskin.db (${readOnly}/data/chatskin.db) cannot be created: its folder ${readOnly}/data`
       + ' cannot be made (EACCES: permission denied); store.path is relative to the folder chatskin was started in: start it in a folder'
       + ` it may write to, or set store.path to one. (store.path in ${config})\n`;
-    for (const args of [['start'], ['keys', 'create', 'alice']]) {
+    const fixture = join(dir, 'fixture.yaml');
+    writeFileSync(fixture, 'accounts: []\n', { mode: 0o644 });
+    for (const args of [['start'], ['seed', fixture]]) {
       const result = await runCli([...args, '--config', config], { cwd: readOnly, env: NO_DEBUG, killAfterMs: 20_000, ...asUser });
       expect(result, args.join(' ')).toMatchObject({ code: 1, stdout: '', stderr: expected });
     }
@@ -159,7 +161,8 @@ setInterval(() => {}, 1000);`;
   it('start and the admin commands say so in one line naming the file, after the busy timeout; once it lets go the store starts as before', async () => {
     const { dir, config } = tempWorkspace();
     const file = join(dir, 'db.sqlite');
-    expect((await runCli(['overlays', 'list', 'alice', '--config', config], { cwd: dir })).code).toBe(1);
+    writeFileSync(join(dir, 'fixture.yaml'), 'accounts: []\n');
+    expect((await runCli(['seed', join(dir, 'fixture.yaml'), '--config', config], { cwd: dir })).code).toBe(0);
     expect(existsSync(file)).toBe(true);
     const lock = await holdWriteLock(file);
     try {
@@ -266,14 +269,40 @@ describe('a config that cannot be used', () => {
 describe('other failures', () => {
   it('a refusal (CliError) stays one line without the hint, even with CHATSKIN_DEBUG=1', async () => {
     const { dir, config } = tempWorkspace();
+    writeFileSync(join(dir, 'fixture.yaml'), 'accounts: []\n');
+    expect((await runCli(['seed', join(dir, 'fixture.yaml'), '--config', config], { cwd: dir })).code).toBe(0);
     const result = await runCli(['overlays', 'list', 'nobody', '--config', config], { cwd: dir, env: { CHATSKIN_DEBUG: '1' } });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('chatskin: No account with the login "nobody". chatskin start makes the account of channel.login ("alice" here)'
       + ' when it first runs; chatskin seed makes others.\n');
   });
 
-  it("premium and keys before the first start say that start makes the channel's account", async () => {
+  it("premium, keys and overlays before the first start say that start makes the database and the channel's account, and make nothing", async () => {
     const { dir, config } = tempWorkspace();
+    const file = join(dir, 'db.sqlite');
+    const expected = `chatskin: There is no database at ${file} yet (store.path in ${config}): chatskin start makes it, with the account of`
+      + ' channel.login ("alice" here), when it first runs. Run this command in the folder chatskin start runs in, with the same config.\n';
+    for (const args of [['premium', 'alice', 'on'], ['keys', 'create', 'alice'], ['keys', 'revoke', 'alice'], ['overlays', 'list', 'alice']]) {
+      expect(await runCli([...args, '--config', config], { cwd: dir, env: NO_DEBUG })).toEqual({ code: 1, stdout: '', stderr: expected });
+    }
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('run from another folder, a relative store.path is named with the full path it meant, and no stray database is made there', async () => {
+    const { dir, config } = tempWorkspace();
+    writeFileSync(config, readFileSync(config, 'utf8').replace(/^store: .*$/m, 'store: { path: ./data/chatskin.db }'));
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    const result = await runCli(['keys', 'create', 'alice', '--config', config], { cwd: elsewhere, env: NO_DEBUG });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(`chatskin: There is no database at ./data/chatskin.db (${elsewhere}/data/chatskin.db) yet (store.path in ${config}):`);
+    expect(existsSync(join(elsewhere, 'data'))).toBe(false);
+  });
+
+  it('once there is an account-less database, premium and keys say that start makes the channel\'s account', async () => {
+    const { dir, config } = tempWorkspace();
+    writeFileSync(join(dir, 'fixture.yaml'), 'accounts: []\n');
+    expect((await runCli(['seed', join(dir, 'fixture.yaml'), '--config', config], { cwd: dir })).code).toBe(0);
     const expected = 'chatskin: No account with the login "alice". chatskin start makes the account of channel.login ("alice" here)'
       + ' when it first runs; chatskin seed makes others.\n';
     for (const args of [['premium', 'alice', 'on'], ['keys', 'create', 'alice']]) {

@@ -31,7 +31,7 @@ function isRelative(location: string): boolean {
  * A relative store.path (the shipped ./data/chatskin.db) is under the folder chatskin was started
  * in, which may not be the one the person has in mind: the full path says which file it was.
  */
-function shownLocation(location: string): string {
+export function shownLocation(location: string): string {
   return isRelative(location) ? `${location} (${path.resolve(location)})` : location;
 }
 

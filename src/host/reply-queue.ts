@@ -24,7 +24,7 @@ import { DUPLICATE_SUFFIX, madeToDiffer, withDuplicateSuffix } from './duplicate
 import type { ReplyOutcome } from './plugin-api.ts';
 import { SentLines } from './sent-lines.ts';
 import { SlidingWindow } from './sliding-window.ts';
-import { notChatText, splitMessage, toChatLine } from './split-message.ts';
+import { isBlankLine, notChatText, splitMessage, toChatLine } from './split-message.ts';
 import { errorText } from './error-text.ts';
 
 export interface ReplyQueueOptions {
@@ -234,7 +234,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
         return Promise.resolve({ status: 'refused', reason: notText });
       }
       const line = toChatLine(text);
-      if (line === '') {
+      if (isBlankLine(line)) {
         logger.warn({ channel, ...from }, 'reply refused: it is empty');
         return Promise.resolve({ status: 'refused', reason: 'empty reply' });
       }

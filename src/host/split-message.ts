@@ -5,6 +5,7 @@
 // one long word does not spend a whole message on the mention alone.
 import { givenValue } from './given-value.ts';
 import type { ReplyOutcome } from './plugin-api.ts';
+import { INVISIBLE } from './typed-text.ts';
 
 const LINE_BREAKS = /[\r\n\u2028\u2029]+/g;
 // C0/C1 controls except tab; a tab becomes a space.
@@ -13,6 +14,11 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** One chat line: line breaks and tabs become spaces, other control characters go, ends trimmed. */
 export function toChatLine(text: string): string {
   return text.replace(LINE_BREAKS, ' ').replace(/\t/g, ' ').replace(CONTROLS, '').trim();
+}
+
+/** A chat line with nothing to see: empty, or only invisible characters (zero-width, direction marks), which would show as a bare `@Name`. */
+export function isBlankLine(line: string): boolean {
+  return line.replace(INVISIBLE, '').trim() === '';
 }
 
 /** Why `text` cannot be a chat line at all (it is no string: `undefined`, a number, an object), or null. */
@@ -27,7 +33,7 @@ export function notChatText(text: unknown): string | null {
  * undefined": both are handed to `send` as they are, for the queue to refuse and log.
  */
 export function sendMention(send: (line: string) => Promise<ReplyOutcome>, displayName: string, text: string): Promise<ReplyOutcome> {
-  if (notChatText(text) !== null || toChatLine(text) === '') return send(text);
+  if (notChatText(text) !== null || isBlankLine(toChatLine(text))) return send(text);
   return send(`@${displayName} ${text}`);
 }
 

@@ -47,7 +47,7 @@ export default definePlugin({
       },
     });
     ctx.command({ name: 'gpeek', cooldown: { global: 30 }, run: (call) => { call.giveBackCooldown(); void call.say('shown to ' + call.user.login); } });
-    ctx.command({ name: 'blank', run: async (call) => { globalThis.blankOutcomes = [await call.reply('  \\t '), await ctx.chat.reply(call, '')]; } });
+    ctx.command({ name: 'blank', run: async (call) => { globalThis.blankOutcomes = [await call.reply('  \\t '), await ctx.chat.reply(call, ''), await call.reply('\\u200b\\u2060 \\u034f'), await call.say('\\ufeff')]; } });
     ctx.command({ name: 'whoami', run: (call) => { void call.say([call.user.id, call.user.login, call.user.displayName, call.user.role, call.messageId].join(' ')); } });
   },
 });`;
@@ -127,10 +127,11 @@ describe('command routing: prefix, names, aliases', () => {
 });
 
 describe('command routing: replies', () => {
-  it('a blank reply is refused as an empty line, not sent as a bare @mention', async () => {
+  it('a blank reply (spaces, or only invisible characters) is refused as an empty line, not sent as a bare @mention', async () => {
     const test = await start();
     expect(await say(test, '!blank')).toEqual([]);
     expect((globalThis as { blankOutcomes?: unknown }).blankOutcomes).toEqual([
+      { status: 'refused', reason: 'empty reply' }, { status: 'refused', reason: 'empty reply' },
       { status: 'refused', reason: 'empty reply' }, { status: 'refused', reason: 'empty reply' },
     ]);
     delete (globalThis as { blankOutcomes?: unknown }).blankOutcomes;

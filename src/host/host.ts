@@ -85,8 +85,9 @@ export interface Host {
   /** Sends a line to a channel on every transport serving it (paced, split). */
   say(channel: string, text: string): Promise<ReplyOutcome>;
   /**
-   * Stops routing new chat and lets the commands already running finish (bounded by
-   * stopTimeoutMs), their replies still going out: the first part of stop(), which a stop of the
+   * Stops routing new chat and starting ctx.every runs, and lets the commands and timer runs
+   * already under way finish (bounded by stopTimeoutMs), the lines said for the commands (the
+   * host's "failed" line, a reply not waited for) still going out: the first part of stop(), which a stop of the
    * whole process starts beside the redemptions' own wait, so the two waits overlap. Idempotent.
    */
   drain(): Promise<void>;
@@ -113,7 +114,17 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS, onSlow: (heldMs) => stalls.attributed(heldMs) });
   /** Command handlers still running, so a stop can name one that never finishes. */
   const commandCalls = trackCallsUnderWay(timePluginCall);
-  const pluginTimers = createPluginTimers({ clock, timePluginCall });
+  /** Work a stop lets finish: commands being handled, the lines said for them, ctx.every runs. */
+  const running = new Set<Promise<unknown>>();
+  const underWay = <T>(work: Promise<T>): Promise<T> => {
+    running.add(work);
+    const done = (): void => {
+      running.delete(work);
+    };
+    work.then(done, done);
+    return work;
+  };
+  const pluginTimers = createPluginTimers({ clock, timePluginCall: commandCalls.time, onRun: underWay });
   const router = createCommandRouter({ prefix: config.commands.prefix, registry, clock, logger: logger.child({ part: 'commands' }), timePluginCall: commandCalls.time, beforeCommand: options.beforeCommand });
   /** Runs a plugin's teardown, timed, a turn later (so one that throws at once rejects instead). */
   const tearDown = (plugin: string, log: Logger, teardown: PluginTeardown): Promise<unknown> =>
@@ -124,8 +135,6 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const teardowns: { plugin: string; teardown: PluginTeardown; log: Logger }[] = [];
   const stopTimeoutMs = options.stopTimeoutMs ?? 5_000;
   const teardownTimeoutMs = options.teardownTimeoutMs ?? 3_000;
-  /** Commands being handled, so a stop can let them finish. */
-  const running = new Set<Promise<unknown>>();
   /** The timers of handleRedemption's warning about a slow handler: a stop ends them. */
   const slowRedemptionWarnings = new Set<ScheduledTimer>();
   let drained: Promise<void> | null = null;
@@ -264,10 +273,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
     // joined has no say over this account's overlay, so there they count as viewers.
     const user = channel === ownChannel || chatter.role === 'everyone' ? chatter : { ...chatter, role: 'everyone' as const };
     const messageId = typeof event.tags.id === 'string' ? event.tags.id : null;
-    const routed = router.route({ channel, text, user, messageId }, (line, from) => queues.get(transport)!.enqueue(channel, line, from))
-      .catch((error: unknown) => logger.error({ err: error, channel }, 'routing a chat message failed'))
-      .finally(() => running.delete(routed));
-    running.add(routed);
+    // Every line said for the command (also one its handler did not wait for, and the host's own
+    // "failed" line) is waited for by a stop, like the command.
+    underWay(router.route({ channel, text, user, messageId }, (line, from) => underWay(queues.get(transport)!.enqueue(channel, line, from)))
+      .catch((error: unknown) => logger.error({ err: error, channel }, 'routing a chat message failed')));
   };
   /** Waits for `work`, at most `limitMs`; says so in the log when it gave up. */
   const awaitWithin = async (work: Promise<unknown>, limitMs: number, what: string, context: Record<string, unknown> = {}): Promise<void> => {
@@ -278,18 +287,26 @@ export async function createHost(options: HostOptions): Promise<Host> {
     }
   };
 
+  /** Until nothing is under way, also what the work under way started meanwhile (a reply). */
+  const allFinished = async (): Promise<void> => {
+    while (running.size > 0) await Promise.allSettled([...running]);
+  };
+
   const drainCommands = async (): Promise<void> => {
     for (const unsubscribe of unsubscribes) unsubscribe();
+    // No timer starts new work once stopping: a run under way is waited for like a command.
+    pluginTimers.stopAll();
     // Commands already running finish first, while chat is still connected for their replies.
     if (running.size > 0) {
-      logger.info({ commands: running.size }, 'stopping: letting the commands under way finish');
+      logger.info({ underWay: running.size }, 'stopping: letting the commands and timer runs under way finish, and their lines go out');
       try {
-        await withDeadline(Promise.all(running), stopTimeoutMs, () => new Error(`did not finish within ${stopTimeoutMs} ms`), clock);
+        await withDeadline(allFinished(), stopTimeoutMs, () => new Error(`did not finish within ${stopTimeoutMs} ms`), clock);
       } catch (error) {
         // Each handler that never finished is named, with its plugin, for its author.
         const unfinished = commandCalls.list();
         for (const { plugin, doing, log } of unfinished) {
-          log.error(`stopping: plugin ${plugin}'s ${doing} did not finish within ${stopTimeoutMs} ms; shutdown goes on`);
+          // "its timer (every 1000 ms)", as the slow-call warning says it, is the plugin's timer here.
+          log.error(`stopping: plugin ${plugin}'s ${doing.replace(/^its /, '')} did not finish within ${stopTimeoutMs} ms; shutdown goes on`);
         }
         if (unfinished.length === 0) logger.error({ err: error }, `stopping: the commands under way (${running.size}): ${errorText(error)}`);
       }
@@ -299,8 +316,6 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const drain = (): Promise<void> => (drained ??= drainCommands());
 
   const stopHost = async (): Promise<void> => {
-    // No timer starts new work once stopping: what runs now is waited for like a command's reply.
-    pluginTimers.stopAll();
     await drain();
     for (const queue of queues.values()) queue.stop();
     // All at once (started last plugin first), each within the same deadline.

@@ -28,8 +28,15 @@ export interface PluginTimerOwner {
   isOff(): boolean;
 }
 
-export function createPluginTimers(options: { clock: Clock; timePluginCall: TimePluginCall }): PluginTimers {
-  const { clock, timePluginCall } = options;
+export interface PluginTimersOptions {
+  clock: Clock;
+  timePluginCall: TimePluginCall;
+  /** Told of each run as it starts (a promise that never rejects), so a stop can wait for it. */
+  onRun?(run: Promise<void>): void;
+}
+
+export function createPluginTimers(options: PluginTimersOptions): PluginTimers {
+  const { clock, timePluginCall, onRun } = options;
   const cancels = new Set<() => void>();
   let stopped = false;
 
@@ -65,7 +72,7 @@ export function createPluginTimers(options: { clock: Clock; timePluginCall: Time
           return;
         }
         running = true;
-        void (async () => {
+        const runs = (async () => {
           try {
             await timePluginCall(plugin.name, `its timer (every ${intervalMs} ms)`, plugin.log, run);
           } catch (error) {
@@ -74,6 +81,7 @@ export function createPluginTimers(options: { clock: Clock; timePluginCall: Time
             running = false;
           }
         })();
+        onRun?.(runs);
       };
       const arm = (): void => {
         timer = clock.schedule(tick, intervalMs);

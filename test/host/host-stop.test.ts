@@ -8,11 +8,13 @@ import { startTestHost } from './host-fixture.ts';
 import type { TestHost } from './host-fixture.ts';
 import { viewerTags } from './irc-tags.ts';
 import { ManualClock, settle } from './manual-clock.ts';
+import { TWITCH_CHAT_LIMITS } from '../../src/host/chat-transport.ts';
 
 /** Gates the test opens; the plugins below wait on them. */
 interface Gates {
   slow?: Promise<void>;
   teardown?: Promise<void>;
+  tick?: Promise<void>;
 }
 const gates = globalThis as typeof globalThis & { chatskinStopGates?: Gates };
 
@@ -23,6 +25,8 @@ export default definePlugin({
   setup(ctx) {
     ctx.command({ name: 'slow', run: async (call) => { await gates().slow; await call.reply('slow work done'); } });
     ctx.command({ name: 'forever', run: () => new Promise(() => {}) });
+    ctx.command({ name: 'boom', run: async () => { throw new Error('kaboom'); } });
+    ctx.command({ name: 'fire', run: (call) => { void call.reply('fired and forgotten'); } });
     return async () => { await gates().teardown; ctx.logger.info('work torn down'); };
   },
 });`;
@@ -31,6 +35,13 @@ export default definePlugin({
   name: 'tidy',
   setup(ctx) {
     return () => { ctx.logger.info('tidy torn down'); };
+  },
+});`;
+const TICKER = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'ticker',
+  setup(ctx) {
+    ctx.every(1_000, async () => { await globalThis.chatskinStopGates?.tick; await ctx.chat.say(ctx.channel, 'tick done'); });
   },
 });`;
 const NEVER_LOADS = `import { definePlugin } from SDK;
@@ -43,6 +54,7 @@ beforeAll(() => {
   folders.add('tidy', TIDY);
   folders.add('work', WORK);
   folders.add('never-loads', NEVER_LOADS);
+  folders.add('ticker', TICKER);
 });
 afterAll(() => {
   folders.remove();
@@ -145,6 +157,50 @@ describe('host stop', () => {
     await test.host.stop();
     expect(test.logs.map((entry) => entry.msg)).toEqual(expect.arrayContaining(['work torn down', 'tidy torn down']));
     expect(test.logs.filter((entry) => /did not finish within 5000 ms/.test(String(entry.msg)))).toHaveLength(1);
+  });
+
+  it('a ctx.every run under way when the stop begins finishes and its line goes out; no run starts after', async () => {
+    const tick = opened();
+    gates.chatskinStopGates = { tick: tick.promise };
+    const test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { ticker: {} } } });
+    await test.clock.advance(1_000);
+    let stopped = false;
+    const stopping = test.host.stop().then(() => { stopped = true; });
+    await settle();
+    expect(stopped).toBe(false);
+    tick.open();
+    await stopping;
+    expect(test.said()).toEqual(['tick done']);
+    await test.clock.advance(10_000);
+    expect(test.said()).toEqual(['tick done']);
+  });
+
+  it('a ctx.every run that never ends is given up on after stopTimeoutMs, named with its plugin', async () => {
+    gates.chatskinStopGates = { tick: new Promise(() => {}) };
+    const clock = new ManualClock();
+    const test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { ticker: {} } }, clock, stopTimeoutMs: 5_000 });
+    await clock.advance(1_000);
+    const stopping = test.host.stop();
+    await clock.advance(5_000);
+    await stopping;
+    expect(test.logs.filter((entry) => /did not finish/.test(String(entry.msg)))).toEqual([
+      expect.objectContaining({ plugin: 'ticker', msg: "stopping: plugin ticker's timer (every 1000 ms) did not finish within 5000 ms; shutdown goes on" }),
+    ]);
+  });
+
+  it('the lines the host says for a command (its "failed" line) and a reply the handler did not wait for go out before the queues close, paced as Twitch wants', async () => {
+    gates.chatskinStopGates = {};
+    const clock = new ManualClock();
+    const test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { work: {} } }, clock, limits: TWITCH_CHAT_LIMITS });
+    test.chat.message('#streamer', '!boom', viewerTags('ann'));
+    test.chat.message('#streamer', '!boom', viewerTags('bob'));
+    test.chat.message('#streamer', '!fire', viewerTags('cat'));
+    await settle();
+    const stopping = test.host.stop();
+    await clock.advance(3_000);
+    await stopping;
+    expect(test.said()).toEqual(['@Cat fired and forgotten', '@Ann sorry, !boom failed.', '@Bob sorry, !boom failed.']);
+    expect(test.logs.map((entry) => entry.msg)).not.toContain('host stopping: waiting replies are not sent');
   });
 
   it('fails a plugin whose module never finishes loading, and starts the others', async () => {

@@ -150,7 +150,7 @@ export interface PluginContext<Config = unknown> {
    * Runs `run` every `intervalMs` (1 s to a day) on the host's clock, first after one interval;
    * returns what cancels it. May be called in setup or later (a command that switches an
    * announcement on). A run that throws or rejects is logged and the timer goes on; one still
-   * running when the next is due makes that one skipped; every timer ends when the host stops or
+   * running when the next is due makes that one skipped (the first skip is logged as a warning); every timer ends when the host stops or
    * the plugin is switched off, so it needs no teardown. Throws for a bad interval.
    */
   every(intervalMs: number, run: () => unknown): () => void;

@@ -52,6 +52,10 @@ export function createPluginTimers(options: PluginTimersOptions): PluginTimers {
       }
       let timer: ScheduledTimer | null = null;
       let running = false;
+      /** When the run under way started. */
+      let runStartedAt = 0;
+      /** A skipped run was warned about: the first says a run is stuck, or slower than its interval; later ones are debug lines. */
+      let skipWarned = false;
       let cancelled = false;
       const cancel = (): void => {
         cancelled = true;
@@ -68,10 +72,19 @@ export function createPluginTimers(options: PluginTimersOptions): PluginTimers {
         }
         arm();
         if (running) {
-          plugin.log.debug({ intervalMs }, `plugin ${plugin.name}'s timer is still running from before: this run is skipped`);
+          const runningMs = clock.now() - runStartedAt;
+          if (skipWarned) {
+            plugin.log.debug({ intervalMs, runningMs }, `plugin ${plugin.name}'s timer is still running from before: this run is skipped`);
+          } else {
+            // A run that never settles would otherwise end the timer without a word.
+            skipWarned = true;
+            plugin.log.warn({ intervalMs, runningMs }, `plugin ${plugin.name}'s timer (every ${intervalMs} ms) is still running from its run ${runningMs} ms ago: `
+              + 'this run is skipped, and so is every next one until that run finishes');
+          }
           return;
         }
         running = true;
+        runStartedAt = clock.now();
         const runs = (async () => {
           try {
             await timePluginCall(plugin.name, `its timer (every ${intervalMs} ms)`, plugin.log, run);

@@ -34,9 +34,13 @@ export default definePlugin({
 const BAD_INTERVAL = `import { definePlugin } from SDK;
 export default definePlugin({ name: 'too-often', setup(ctx) { ctx.every(10, () => {}); } });`;
 
+const STUCK = `import { definePlugin } from SDK;
+export default definePlugin({ name: 'stuck', setup(ctx) { ctx.every(1_000, () => new Promise(() => {})); } });`;
+
 let folders: PluginFolders;
 beforeAll(() => {
   folders = createPluginFolders();
+  folders.add('stuck', STUCK);
   folders.add('announcer', ANNOUNCER);
   folders.add('too-often', BAD_INTERVAL);
 });
@@ -75,6 +79,17 @@ describe('ctx.every', () => {
     await test.clock.advance(600_000);
     expect(test.said().filter((line) => line.startsWith('announcement'))).toHaveLength(4);
     await test.host.stop();
+  });
+
+  it('a run that never ends is warned about once, naming the plugin, when it makes the next run skipped', async () => {
+    const test = await start('stuck');
+    await test.clock.advance(1_000);
+    expect(test.logs.filter((entry) => entry.level >= LEVEL.warn)).toEqual([]);
+    await test.clock.advance(60_000);
+    expect(test.logs.filter((entry) => entry.level >= LEVEL.warn)).toEqual([expect.objectContaining({
+      level: LEVEL.warn, plugin: 'stuck',
+      msg: "plugin stuck's timer (every 1000 ms) is still running from its run 1000 ms ago: this run is skipped, and so is every next one until that run finishes",
+    })]);
   });
 
   it('ends with the host: no run after stop', async () => {

@@ -37,7 +37,7 @@ export interface HostOptions {
   /** Folder of the built-in plugins; default the package's plugins/. */
   builtInPluginDir?: string;
   /** Limits of each transport's reply queue. */
-  replyQueue?: Pick<ReplyQueueOptions, 'maxQueued' | 'maxPartsPerReply'>;
+  replyQueue?: Pick<ReplyQueueOptions, 'maxQueued' | 'maxQueuedPerPlugin' | 'maxPartsPerReply'>;
   /** A plugin whose import and setup have not finished after this long is failed. Default 10 s. */
   setupTimeoutMs?: number;
   /** On stop, how long commands already running may take to finish (their replies still go out). Default 5 s. */

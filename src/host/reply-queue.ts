@@ -33,6 +33,12 @@ export interface ReplyQueueOptions {
   logger: Logger;
   /** Messages (parts) waiting per channel before new replies are refused. Default 50. */
   maxQueued?: number;
+  /**
+   * Messages (parts) one plugin's lines may hold of a channel's queue, so a plugin that says too
+   * much (a loop) cannot leave no room for the others' replies (nor the host's own lines). Default
+   * maxQueued less a tenth (45 of 50): the last places are kept for the others.
+   */
+  maxQueuedPerPlugin?: number;
   /** Parts one reply may take; further parts are left out (logged). Default 4. */
   maxPartsPerReply?: number;
   /** Longest message. Default 500 (Twitch). */
@@ -64,6 +70,8 @@ export interface ReplyQueue {
 
 interface Ticket {
   line: string;
+  /** The plugin whose line it is, when it is one's. */
+  plugin: string | undefined;
   parts: number;
   left: number;
   settled: boolean;
@@ -103,6 +111,7 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
   const { transport, clock } = options;
   const logger = options.logger.child({ transport: transport.name });
   const maxQueued = options.maxQueued ?? 50;
+  const maxQueuedPerPlugin = options.maxQueuedPerPlugin ?? Math.max(1, maxQueued - Math.ceil(maxQueued / 10));
   const maxParts = options.maxPartsPerReply ?? 4;
   const maxLength = options.maxLength ?? CHAT_MESSAGE_MAX_LENGTH;
   const maxResends = options.maxResends ?? 2;
@@ -246,20 +255,28 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
         parts = parts.slice(0, maxParts);
       }
       const state = stateOf(channel);
-      if (state.waiting.length + parts.length > maxQueued) {
+      const plugin = from?.plugin;
+      const own = plugin === undefined ? 0 : state.waiting.filter((item) => item.ticket?.plugin === plugin).length;
+      const full = state.waiting.length + parts.length > maxQueued;
+      if (full || own + parts.length > maxQueuedPerPlugin) {
         const same = state.waiting.find((item) => item.ticket?.line === line);
         if (same) {
           logger.warn({ channel, ...from, queued: state.waiting.length }, 'reply queue full: reply coalesced with the identical one already waiting');
           return Promise.resolve({ status: 'coalesced' });
         }
-        logger.warn({ channel, ...from, queued: state.waiting.length, max: maxQueued, text: line.slice(0, 80) }, 'reply queue full: reply refused');
-        return Promise.resolve({ status: 'refused', reason: `reply queue full (${state.waiting.length} waiting)` });
+        if (full) {
+          logger.warn({ channel, ...from, queued: state.waiting.length, max: maxQueued, text: line.slice(0, 80) }, 'reply queue full: reply refused');
+          return Promise.resolve({ status: 'refused', reason: `reply queue full (${state.waiting.length} waiting)` });
+        }
+        logger.warn({ channel, ...from, queued: own, max: maxQueuedPerPlugin, text: line.slice(0, 80) },
+          `reply refused: plugin ${plugin} already has ${own} lines waiting in #${channel}, its share of the channel's queue of ${maxQueued}`);
+        return Promise.resolve({ status: 'refused', reason: `plugin ${plugin} has ${own} lines waiting here already (its share of the queue)` });
       }
       let resolve!: (outcome: ReplyOutcome) => void;
       const promise = new Promise<ReplyOutcome>((done) => {
         resolve = done;
       });
-      const ticket: Ticket = { line, parts: parts.length, left: parts.length, settled: false, resolve };
+      const ticket: Ticket = { line, plugin, parts: parts.length, left: parts.length, settled: false, resolve };
       for (const part of parts) state.waiting.push({ text: part, ticket, resends: 0, afterLostConnection: false });
       pump();
       return promise;

@@ -8,6 +8,7 @@ import { viewerTags } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
 import { settle } from './manual-clock.ts';
 import { unusedOverlayClient } from './unused-overlay-client.ts';
+import { TWITCH_CHAT_LIMITS } from '../../src/host/chat-transport.ts';
 
 const REWARDS = `import { definePlugin } from SDK;
 export default definePlugin({
@@ -45,6 +46,23 @@ export default definePlugin({
   },
 });`;
 
+// A plugin that says far too much at once, and one that answers a chatter in the same channel.
+const CHATTY = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'chatty',
+  setup(ctx) {
+    ctx.command({ name: 'flood', run: async () => {
+      const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => ctx.chat.say(ctx.channel, 'spam ' + i)));
+      globalThis.chattyOutcomes = outcomes.map((outcome) => outcome.status);
+    } });
+  },
+});`;
+const POLITE = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'polite',
+  setup(ctx) { ctx.command({ name: 'hi', run: async (call) => { globalThis.politeOutcome = await call.reply('hello'); } }); },
+});`;
+
 const OTHER = `import { definePlugin } from SDK;
 export default definePlugin({ name: 'other', setup(ctx) { ctx.onRedemption('hydrate', () => {}); } });`;
 
@@ -55,6 +73,8 @@ beforeAll(async () => {
   folders.add('rewards', REWARDS);
   folders.add('other', OTHER);
   folders.add('sloppy', SLOPPY);
+  folders.add('chatty', CHATTY);
+  folders.add('polite', POLITE);
   test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { rewards: {}, other: {}, sloppy: {} } }, overlayClient: unusedOverlayClient() });
 });
 afterAll(() => {
@@ -136,6 +156,28 @@ describe('plugin context', () => {
     expect(test.logs.filter((entry) => entry.level === LEVEL.warn && entry.plugin === 'sloppy' && entry.msg === 'reply refused: it is empty')).not.toEqual([]);
     expect(await ask('!huge')).toHaveLength(5);
     expect(from('huge')).toContain('reply too long: only its first parts are sent');
+  });
+});
+
+describe('one plugin that says too much', () => {
+  it('cannot take the whole reply queue of a channel: beyond its share its lines are refused, naming it, and the other plugin\'s reply goes out', async () => {
+    const g = globalThis as { chattyOutcomes?: string[]; politeOutcome?: unknown };
+    const paced = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { chatty: {}, polite: {} } }, limits: TWITCH_CHAT_LIMITS });
+    paced.chat.message('#streamer', '!flood', viewerTags('ann'));
+    await settle();
+    paced.chat.message('#streamer', '!hi', viewerTags('bob'));
+    await paced.clock.advance(180_000);
+    expect(g.politeOutcome).toEqual({ status: 'sent', parts: 1 });
+    expect(paced.said()).toContain('@Bob hello');
+    // One line went out at once, 45 waited (the queue's 50 less the 5 kept for the others); the other 54 were refused.
+    expect(g.chattyOutcomes!.filter((status) => status === 'sent')).toHaveLength(46);
+    expect(g.chattyOutcomes!.filter((status) => status === 'refused')).toHaveLength(54);
+    expect(paced.logs.find((entry) => entry.level === LEVEL.warn && entry.plugin === 'chatty')).toMatchObject({
+      queued: 45, msg: "reply refused: plugin chatty already has 45 lines waiting in #streamer, its share of the channel's queue of 50",
+    });
+    await paced.host.stop();
+    delete g.chattyOutcomes;
+    delete g.politeOutcome;
   });
 });
 

@@ -24,7 +24,13 @@ export interface RegisteredCommand {
 
 function checkName(what: string, name: unknown): string {
   if (typeof name !== 'string' || !COMMAND_NAME.test(name)) {
-    throw new TypeError(`${what} ${JSON.stringify(name)} must be 1 to 32 letters, digits, - or _ (no prefix)`);
+    const rule = `${what} ${JSON.stringify(name)} must be 1 to 32 of a-z (either case), 0-9, - and _, starting with a letter or digit`;
+    if (typeof name !== 'string') throw new TypeError(rule);
+    // The likeliest slips: the prefix typed in, and a letter that is one (é, ß, サ) though not of a-z.
+    const unprefixed = name.slice(1);
+    if (/^[^A-Za-z0-9]$/u.test(name.charAt(0)) && COMMAND_NAME.test(unprefixed)) throw new TypeError(`${rule}; without the prefix: "${unprefixed}"`);
+    const stray = [...name].find((char) => !/^[A-Za-z0-9_-]$/.test(char));
+    throw new TypeError(stray === undefined || name.length > 32 ? rule : `${rule}; ${JSON.stringify(stray)} is not one of them`);
   }
   return name.toLowerCase();
 }

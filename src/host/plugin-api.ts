@@ -90,7 +90,7 @@ export interface CommandInvocation<Args = Record<string, string | number | undef
 }
 
 export interface CommandDefinition<Specs extends readonly ArgSpec[] = readonly ArgSpec[]> {
-  /** Letters, digits, - and _; matched without regard to case. */
+  /** 1 to 32 of a-z (either case), 0-9, - and _, starting with a letter or digit; matched without regard to case. */
   name: string;
   aliases?: readonly string[];
   description?: string;

@@ -364,6 +364,9 @@ const tried = [
   { name: 'g', args: [{ name: 'n', type: 'integer', optinal: true }] },
   { name: 'h', args: [{ name: 'n', type: 'integer', optional: 'yes' }] },
   { name: 'i', permission: 'moderator' },
+  { name: 'café' },
+  { name: '!roll' },
+  { name: 'j', aliases: ['サイコロ'] },
 ];
 export default definePlugin({
   name: 'careless',
@@ -384,6 +387,9 @@ export default definePlugin({
       'command g: argument 1 (n): unknown field "optinal" (did you mean "optional"?)',
       'command h: argument 1 (n): optional must be true or false',
       'command i: unknown field "permission" (the fields are name, aliases, description, args, role, cooldown, run)',
+      'command name "café" must be 1 to 32 of a-z (either case), 0-9, - and _, starting with a letter or digit; "é" is not one of them',
+      'command name "!roll" must be 1 to 32 of a-z (either case), 0-9, - and _, starting with a letter or digit; without the prefix: "roll"',
+      'alias of j "サイコロ" must be 1 to 32 of a-z (either case), 0-9, - and _, starting with a letter or digit; "サ" is not one of them',
     ]);
   });
 

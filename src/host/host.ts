@@ -92,7 +92,8 @@ export interface Host {
    */
   drain(): Promise<void>;
   /**
-   * drain(), then settles the replies still waiting and runs the plugins' teardowns. Idempotent.
+   * drain(), then runs the plugins' teardowns (which may still chat), then settles the replies
+   * still waiting as failed. Idempotent.
    */
   stop(): Promise<void>;
 }
@@ -317,10 +318,11 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   const stopHost = async (): Promise<void> => {
     await drain();
-    for (const queue of queues.values()) queue.stop();
-    // All at once (started last plugin first), each within the same deadline.
+    // All at once (started last plugin first), each within the same deadline. Chat is still
+    // connected: a teardown may say goodbye.
     await Promise.all(teardowns.reverse().map(({ plugin, teardown, log }) =>
       awaitWithin(tearDown(plugin, log, teardown), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
+    for (const queue of queues.values()) queue.stop();
     stalls.stop();
     for (const warning of slowRedemptionWarnings) warning.cancel();
   };

@@ -37,6 +37,13 @@ export default definePlugin({
     return () => { ctx.logger.info('tidy torn down'); };
   },
 });`;
+const FAREWELL = `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'farewell',
+  setup(ctx) {
+    return async () => { globalThis.farewellOutcome = await ctx.chat.say(ctx.channel, 'the bot is going offline, bye!'); };
+  },
+});`;
 const TICKER = `import { definePlugin } from SDK;
 export default definePlugin({
   name: 'ticker',
@@ -55,6 +62,7 @@ beforeAll(() => {
   folders.add('work', WORK);
   folders.add('never-loads', NEVER_LOADS);
   folders.add('ticker', TICKER);
+  folders.add('farewell', FAREWELL);
 });
 afterAll(() => {
   folders.remove();
@@ -201,6 +209,16 @@ describe('host stop', () => {
     await stopping;
     expect(test.said()).toEqual(['@Cat fired and forgotten', '@Ann sorry, !boom failed.', '@Bob sorry, !boom failed.']);
     expect(test.logs.map((entry) => entry.msg)).not.toContain('host stopping: waiting replies are not sent');
+  });
+
+  it('a teardown may still say a line (chat is connected until the teardowns are done); one said after the stop is refused', async () => {
+    const g = globalThis as { farewellOutcome?: unknown };
+    const test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { farewell: {} } } });
+    await test.host.stop();
+    expect(g.farewellOutcome).toEqual({ status: 'sent', parts: 1 });
+    expect(test.said()).toEqual(['the bot is going offline, bye!']);
+    expect(await test.host.say('streamer', 'too late')).toEqual({ status: 'refused', reason: 'the host is stopping' });
+    delete g.farewellOutcome;
   });
 
   it('fails a plugin whose module never finishes loading, and starts the others', async () => {

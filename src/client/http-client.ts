@@ -32,9 +32,7 @@ import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplat
 import { parseBaseUrl } from './base-url.ts';
 import { fromServiceError, markLogged, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
 import { ServiceError } from '../service/types.ts';
-import { STORE_UNWRITABLE_PREFIX } from '../service/http/error-response.ts';
-import { EDGE_FILTER_MESSAGE } from '../service/http/edge-filter.ts';
-import { PREMIUM_REQUIRED_MESSAGE } from '../service/http/premium.ts';
+import { MESSAGES, STORE_UNWRITABLE_PREFIX } from '../service/http/error-response.ts';
 import { checkIdentifier, checkIdParam, encodeJsonBody, encodePathSegment } from './request-checks.ts';
 import {
   dataEnvelope, errorEnvelope, messageDataEnvelope, messageEnvelope, skinUpdateResultShape, skinViewShape,
@@ -95,7 +93,7 @@ export type RemoteServiceState = 'ok' | 'rate-limited' | 'key-refused' | 'access
  */
 function isRequestRefusal403(call: Call, error: OverlayStyleError): boolean {
   return call.method === 'PUT' && call.path.startsWith('/skins/')
-    && error.message !== PREMIUM_REQUIRED_MESSAGE && error.message !== EDGE_FILTER_MESSAGE;
+    && error.message !== MESSAGES.premiumRequired && error.message !== MESSAGES.edgeFilter;
 }
 
 /** The state an error answer (not 2xx) shows, given the error it was read as. */

@@ -2,9 +2,8 @@
 // a missing or empty User-Agent, or a default client agent, is refused with 403. It stands for
 // the CDN rule of the hosted service, so it answers JSON whatever the Accept header says.
 import type { onRequestAsyncHookHandler } from 'fastify';
+import { MESSAGES } from './error-response.ts';
 
-export const EDGE_FILTER_MESSAGE =
-  'Forbidden: send a descriptive User-Agent header naming your tool, for example "MyTool/1.0".';
 
 /** Whether `userAgent` is refused by `blockedAgents` (entries ending in "/" are prefixes). */
 export function isBlockedAgent(userAgent: string | undefined, blockedAgents: readonly string[]): boolean {
@@ -20,7 +19,7 @@ export function isBlockedAgent(userAgent: string | undefined, blockedAgents: rea
 export function createEdgeFilterHook(blockedAgents: readonly string[]): onRequestAsyncHookHandler {
   return async function edgeFilter(request, reply) {
     if (isBlockedAgent(request.headers['user-agent'], blockedAgents)) {
-      return reply.code(403).type('application/json; charset=utf-8').send({ message: EDGE_FILTER_MESSAGE });
+      return reply.code(403).type('application/json; charset=utf-8').send({ message: MESSAGES.edgeFilter });
     }
   };
 }

@@ -18,6 +18,10 @@ export const MESSAGES = {
   methodNotAllowed: 'Method Not Allowed.',
   serverError: 'Server Error.',
   storeBusy: 'The database is busy (another program holds its write lock); nothing was changed. Try again shortly.',
+  /** 403 of a key whose account's premium subscription is inactive (premium.ts). */
+  premiumRequired: 'An active premium subscription is required to use the API. Renew the premium subscription to restore access.',
+  /** 403 of the edge filter (edge-filter.ts): no or a default client User-Agent. */
+  edgeFilter: 'Forbidden: send a descriptive User-Agent header naming your tool, for example "MyTool/1.0".',
 } as const;
 
 /** How a 503 for a write the database cannot save starts (storage-fault.ts); chat replies read it. */

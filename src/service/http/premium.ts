@@ -3,11 +3,10 @@
 // from another process is seen on the very next request.
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type { ErrorResponder } from './error-response.ts';
+import { MESSAGES } from './error-response.ts';
 import type { FixedWindowLimiter } from './fixed-window-limiter.ts';
 import { setRateLimitHeaders } from './rate-limit.ts';
 
-export const PREMIUM_REQUIRED_MESSAGE =
-  'An active premium subscription is required to use the API. Renew the premium subscription to restore access.';
 
 export function createPremiumHook(limiter: FixedWindowLimiter, responder: ErrorResponder): onRequestAsyncHookHandler {
   return async function premium(request, reply) {
@@ -15,6 +14,6 @@ export function createPremiumHook(limiter: FixedWindowLimiter, responder: ErrorR
     if (account === null || account.premium || request.rateLimitKey === null) return;
     // An authenticated response carries the rate-limit headers; a refusal here spends no hit.
     setRateLimitHeaders(reply, limiter.peek(request.rateLimitKey));
-    return responder.send(request, reply, 403, { message: PREMIUM_REQUIRED_MESSAGE });
+    return responder.send(request, reply, 403, { message: MESSAGES.premiumRequired });
   };
 }

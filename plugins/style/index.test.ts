@@ -106,6 +106,14 @@ describe('style plugin: !style', () => {
     });
   });
 
+  it('a value in typographic quotes (a phone keyboard\'s smart punctuation) counts as quoted', async () => {
+    const { test, client } = await world();
+    expect(await chat(test, '!style message.font-family \u201COpen Sans\u201D')).toEqual(['@Mod_mia message.font-family is now Open Sans.']);
+    expect(await chat(test, '!style bubble.width \u201C330px\u201D')).toEqual(['@Mod_mia bubble.width is now 330.']);
+    expect(await chat(test, '!style bubble.border-color \u2018red\u2019')).toEqual(['@Mod_mia bubble.border-color is now #ff0000.']);
+    expect((await client.getTemplate()).settings_values).toMatchObject({ 'message.font-family': 'Open Sans', 'bubble.width': 330, 'bubble.border-color': '#ff0000' });
+  });
+
   it('a refused value comes back as one line: the first field error, and nothing changes', async () => {
     const { test, client, harness } = await world();
     expect(await chat(test, '!style bubble.width 20000')).toEqual(['@Mod_mia bubble.width must be an integer between 0 and 10000.']);

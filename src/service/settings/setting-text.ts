@@ -13,10 +13,13 @@ const FALSE_WORDS = new Set(['false', 'off', 'no', '0']);
 /** Words that mean "no gradient" (the catalog's empty string). */
 const NO_GRADIENT_WORDS = new Set(['', 'none', 'off']);
 
-/** `"Open Sans"` or `'a b'` -> the text inside; anything else as it is. */
+/**
+ * `"Open Sans"` or `'a b'` -> the text inside; anything else as it is. Typographic quotes count
+ * too (`“Open Sans”`): phone keyboards' smart punctuation types them for ".
+ */
 function unquote(text: string): string {
-  const quoted = /^(["'])([\s\S]*)\1$/.exec(text);
-  return quoted ? quoted[2]! : text;
+  const quoted = /^(?:"([\s\S]*)"|'([\s\S]*)'|[“”„]([\s\S]*)[“”]|[‘’‚]([\s\S]*)[‘’])$/u.exec(text);
+  return quoted ? (quoted[1] ?? quoted[2] ?? quoted[3] ?? quoted[4])! : text;
 }
 
 /**

@@ -114,6 +114,16 @@ describe('style plugin: !style', () => {
     expect((await client.getTemplate()).settings_values).toMatchObject({ 'message.font-family': 'Open Sans', 'bubble.width': 330, 'bubble.border-color': '#ff0000' });
   });
 
+  it('a setting key typed in quotes is the key: set, show and reset work, and no reply calls the key no setting', async () => {
+    const { test, client } = await world();
+    expect(await chat(test, '!style "bubble.width" 300')).toEqual(['@Mod_mia bubble.width is now 300.']);
+    expect((await client.getTemplate()).settings_values['bubble.width']).toBe(300);
+    expect(await chat(test, '!style show \u201Cbubble.width\u201D')).toEqual(['@Mod_mia bubble.width is 300 (set on this overlay; the template default is 400).']);
+    expect(await chat(test, "!style 'bubble.width'")).toEqual(['@Mod_mia bubble.width is 300 (set on this overlay; the template default is 400).']);
+    expect(await chat(test, '!style reset "bubble.width"')).toEqual(['@Mod_mia bubble.width reset to the template default: 400.']);
+    expect((await client.getTemplate()).settings_values['bubble.width']).toBe(400);
+  });
+
   it('a refused value comes back as one line: the first field error, and nothing changes', async () => {
     const { test, client, harness } = await world();
     expect(await chat(test, '!style bubble.width 20000')).toEqual(['@Mod_mia bubble.width must be an integer between 0 and 10000.']);

@@ -58,11 +58,12 @@ export default definePlugin({
       args: [{ name: 'setting', type: 'string' }, { name: 'value', type: 'rest', optional: true }],
       role: 'moderator',
       run: (call) => answering(call, async () => {
-        const first = call.args.setting.toLowerCase();
+        // A key may come in quotes ("bubble.width"), as names and values may.
+        const first = typedName(call.args.setting).toLowerCase();
         const rest = call.args.value?.trim();
         if (first === 'reset' || first === 'show') {
-          const key = rest?.toLowerCase();
-          if (key === undefined || /\s/.test(key)) {
+          const key = rest === undefined ? undefined : typedName(rest).toLowerCase();
+          if (key === undefined || key === '' || /\s/.test(key)) {
             throw new ChatRefusal(`name one setting. Usage: ${typedPrefix(call, STYLE_NAMES)}style ${first} <setting>`);
           }
           return first === 'reset' ? resetSetting(key) : showSetting(key);

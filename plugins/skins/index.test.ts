@@ -137,6 +137,22 @@ describe('skins plugin: !skin', () => {
     expect(await chat(w.test, '!skin \u{1F469}\u200D\u{1F4BB}  CODER \u034F', viewerOne())).toEqual(['@Viewer_One you already use \u{1F469}\u200D\u{1F4BB} Coder.']);
   });
 
+  it('picks a skin whose name holds an emoji with or without its emoji-style selector (U+FE0F), whichever the keyboard typed', async () => {
+    const fixture = structuredClone(FIXTURE);
+    fixture.accounts[0]!.skins!.push(
+      { slug: 'love', name: '\u2764\uFE0F Love', template: 'bubbles', availability: 'free', values: {} },
+      { slug: 'sunny', name: '\u2600 Sunny', template: 'bubbles', availability: 'free', values: {} },
+    );
+    const w = await startPluginWorld({ fixture, plugin: 'skins' });
+    // A desktop keyboard types the bare heart; the name has the emoji form.
+    expect(await chat(w.test, '!skin \u2764 love', viewerOne())).toEqual(['@Viewer_One your messages now use \u2764\uFE0F Love.']);
+    expect(await shownSkin(w, '1001')).toBe('love');
+    await w.test.clock.advance(10_000);
+    // A phone keyboard types the emoji form of a name stored bare.
+    expect(await chat(w.test, '!skin \u2600\uFE0F sunny', viewerOne())).toEqual(['@Viewer_One your messages now use \u2600 Sunny.']);
+    expect(await shownSkin(w, '1001')).toBe('sunny');
+  });
+
   it('picks a free skin by its display name (spaces allowed), a global one, and by id', async () => {
     const w = await world();
     const mod = moderatorTags('mod_mo');

@@ -19,14 +19,16 @@ export const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u18
  * (so "\u{1F469}\u200D\u{1F4BB} Coder" arrives as "\u{1F469}\u{1F4BB} Coder"). Also whatever
  * Unicode form either is written in (NFKC): "Café" with its accent as a separate mark (e and
  * U+0301, as text pasted from a macOS file name has it) or in the full-width letters a CJK
- * keyboard types ("Ｎｅｏｎ") reads the same on screen, so it names the same skin.
+ * keyboard types ("Ｎｅｏｎ") reads the same on screen, so it names the same skin. And without the
+ * text/emoji presentation selectors (U+FE0E, U+FE0F): "\u2764 Love" from a desktop keyboard names
+ * "\u2764\uFE0F Love" from a phone's emoji picker, and the other way round.
  */
 export function sameName(typed: string, name: string): boolean {
   return nameKey(typed) === nameKey(name);
 }
 
 function nameKey(text: string): string {
-  return text.normalize('NFKC').replace(INVISIBLE, '').replace(/\u200D/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+  return text.normalize('NFKC').replace(INVISIBLE, '').replace(/[\u200D\uFE0E\uFE0F]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /** A typed name as it is meant: surrounding quotes off, spaces collapsed, hidden characters gone. */

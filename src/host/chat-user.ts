@@ -18,3 +18,13 @@ export function chatUserFromTags(tags: ChatTags): ChatUser | null {
     role: chatRoleOf(tags),
   };
 }
+
+/**
+ * The name a reply @-mentions: the display name when it is the login in other case (Mod_mia for
+ * mod_mia), else the login. Twitch highlights a mention of the login for its chatter; a localized
+ * display name (健二 for kenji) is another word, which may not highlight nor name them for others.
+ */
+export function mentionName(user: { displayName: string; login?: string }): string {
+  const { displayName, login } = user;
+  return login === undefined || displayName.toLowerCase() === login ? displayName : login;
+}

@@ -11,6 +11,7 @@ import type { Clock } from './clock.ts';
 import { parseArgs, usageLine } from './command-args.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
+import { mentionName } from './chat-user.ts';
 import type { ReplySource } from './reply-queue.ts';
 import type { TimePluginCall } from './slow-plugin-calls.ts';
 import { sendMention } from './split-message.ts';
@@ -96,7 +97,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
           log.debug({ remainingMs: check.remainingMs, notice: check.notice }, 'command ignored: cooling down');
           if (check.notice) {
             const seconds = Math.ceil(check.remainingMs / 1000);
-            void send(`@${user.displayName} ${prefix}${command.name} is cooling down, try again in ${seconds} s.`);
+            void send(`@${mentionName(user)} ${prefix}${command.name} is cooling down, try again in ${seconds} s.`);
           }
           return 'cooling-down';
         }
@@ -104,7 +105,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       const parsed = parseArgs(command.args, argText);
       if (!parsed.ok) {
         if (hasRole(user.role, 'moderator') || usageNotices.allow(command.name, user.id, now)) {
-          void send(`@${user.displayName} ${parsed.reason}. Usage: ${usageLine(prefix, command.name, command.args)}`);
+          void send(`@${mentionName(user)} ${parsed.reason}. Usage: ${usageLine(prefix, command.name, command.args)}`);
         } else {
           log.debug({ reason: parsed.reason }, 'command ignored: wrong arguments, usage already told');
         }
@@ -121,7 +122,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
         user,
         text: message.text,
         messageId: message.messageId,
-        reply: (reply) => sendMention((line) => send(line, from), user.displayName, reply),
+        reply: (reply) => sendMention((line) => send(line, from), mentionName(user), reply),
         say: (line) => send(line, from),
         giveBackCooldown: () => {
           if (use === undefined || givenBack) return;
@@ -139,7 +140,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       } catch (error) {
         // What was thrown goes in the line itself: a thrown `undefined` leaves `err` out altogether.
         log.error({ err: error }, `command handler failed: ${errorText(error)}`);
-        void send(`@${user.displayName} sorry, ${prefix}${command.name} failed.`);
+        void send(`@${mentionName(user)} sorry, ${prefix}${command.name} failed.`);
         return 'failed';
       }
     },

@@ -62,10 +62,13 @@ export interface ChatUser {
   role: ChatRole;
 }
 
-/** Where a reply goes: a channel, mentioning a chatter. A CommandInvocation is one. */
+/**
+ * Where a reply goes: a channel, mentioning a chatter. A CommandInvocation is one. With `login`,
+ * a localized display name (健二) is mentioned by the login (@kenji), which Twitch highlights.
+ */
 export interface ChatReplyTarget {
   channel: string;
-  user: Pick<ChatUser, 'displayName'>;
+  user: Pick<ChatUser, 'displayName'> & Partial<Pick<ChatUser, 'login'>>;
 }
 
 export interface CommandInvocation<Args = Record<string, string | number | undefined>> {

@@ -2,7 +2,8 @@
 // and registration of commands and redemption handlers (through the host's registries).
 import type { Logger } from 'pino';
 import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
-import type { CommandDefinition, PluginContext, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
+import type { ChatReplyTarget, CommandDefinition, PluginContext, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
+import { mentionName } from './chat-user.ts';
 import { REWARD_KEY_PATTERN } from '../config/config-schema.ts';
 import { sendMention } from './split-message.ts';
 
@@ -60,13 +61,14 @@ export function createPluginContext(options: PluginContextOptions): PluginContex
     channel: options.channel,
     chat: Object.freeze({
       say,
-      reply: (to: { channel: string; user: { displayName: string } }, text: string) => {
+      reply: (to: ChatReplyTarget, text: string) => {
         if (typeof (to as Partial<typeof to> | undefined)?.user?.displayName !== 'string') {
           const reason = 'ctx.chat.reply needs a command invocation, or { channel, user: { displayName } }, to reply to';
           options.logger.warn(`message refused: ${reason}`);
           return Promise.resolve<ReplyOutcome>({ status: 'refused', reason });
         }
-        return sendMention((line) => say(to.channel, line), to.user.displayName, text);
+        const login = typeof to.user.login === 'string' ? to.user.login : undefined;
+        return sendMention((line) => say(to.channel, line), mentionName({ displayName: to.user.displayName, login }), text);
       },
     }),
     command(definition: CommandDefinition) {

@@ -91,7 +91,8 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
         // tmi.js has no userstate event; it parses these tags (badges, flags) right after this
         // tap, in the same turn, so they are read once that is done. The line it accepted is
         // paired now, though: a NOTICE refusing the next line may be handled in the same turn,
-        // and Twitch's answers pair with the bot's lines in the order they came.
+        // and Twitch's answers pair with the bot's lines in the order they came. The NOTICE's event
+        // is deferred the same way (notices.ts), so the events too keep Twitch's order.
         const channel = normalizeChannel(message.params[0] ?? '');
         if (!channels.includes(channel)) break;
         const accepted = typeof message.tags['id'] === 'string' && identity !== null ? echo.answered(channel, Date.now()) : null;
@@ -107,7 +108,8 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
       case 'ROOMSTATE': {
         const channel = normalizeChannel(message.params[0] ?? '');
         const slow = message.tags['slow'];
-        if (typeof slow === 'string' && channels.includes(channel)) onRoomState(channel, slow);
+        // After the USERSTATE read before it (deferred above), as Twitch sent them.
+        if (typeof slow === 'string' && channels.includes(channel)) queueMicrotask(() => onRoomState(channel, slow));
         break;
       }
       case 'RECONNECT':

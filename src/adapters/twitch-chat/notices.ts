@@ -48,6 +48,8 @@ export function createNoticeHandler({ listeners, echo, pause, rateLimitPauseMs, 
       pause.hold(rateLimitPauseMs, Date.now());
       logger.warn({ channel, pauseMs: rateLimitPauseMs }, `Twitch says the bot sends too fast: holding its lines for ${rateLimitPauseMs} ms`);
     }
-    if (line !== null) listeners.emit({ type: 'line-refused', channel, text: line, reason: msgId, remedy });
+    // Told after the USERSTATEs read before it (chat-events.ts defers those a microtask), so that
+    // Twitch's answers reach the reply queue in the order Twitch sent them.
+    if (line !== null) queueMicrotask(() => listeners.emit({ type: 'line-refused', channel, text: line, reason: msgId, remedy }));
   };
 }

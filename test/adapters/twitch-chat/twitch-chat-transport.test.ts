@@ -146,6 +146,24 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     queue.stop();
   });
 
+  it("reports Twitch's answers to the bot's lines in the order Twitch sent them, also when they come in one read", async () => {
+    const { transport, recorder } = await connected();
+    const since = recorder.events.length;
+    // Delivered, but the fake's own answers are left out: the test sends them, together.
+    irc.answersLost = true;
+    await transport.say(CHANNEL, 'accepted line');
+    await transport.say(CHANNEL, 'refused line');
+    await irc.waitForPrivmsg((line) => line.text === 'refused line');
+    // Twitch's USERSTATE accepting the first line (no longer a moderator) and its NOTICE refusing
+    // the second, in one frame, as a busy connection reads them.
+    irc.sendRaw(`@badge-info=;badges=;color=;display-name=${BOT};emote-sets=0;id=4f1c;mod=0;subscriber=0;user-type= :tmi.twitch.tv USERSTATE #${CHANNEL}\r\n`
+      + `@msg-id=msg_ratelimit :tmi.twitch.tv NOTICE #${CHANNEL} :Your message was not sent because you are sending messages too quickly.`, CHANNEL);
+    await recorder.next('line-refused', () => true, since);
+    const answers = recorder.events.slice(since).filter((event) => event.type === 'userstate' || event.type === 'line-refused');
+    expect(answers.map((event) => event.type)).toEqual(['userstate', 'line-refused']);
+    expect(answers[1]).toMatchObject({ text: 'refused line', reason: 'msg_ratelimit' });
+  });
+
   it("sends say() lines the fake records, then shows each as the bot's own message with Twitch's id", async () => {
     const { transport, recorder } = await connected();
     await transport.say('#SomeChannel', 'skin set to neon');

@@ -319,6 +319,14 @@ export function createReplyQueue(options: ReplyQueueOptions): ReplyQueue {
       const state = stateOf(normalizeChannel(rawChannel));
       const channel = state.name;
       const { resends, afterLostConnection } = state.sent.take(text);
+      // Twitch tells the bot it was unmodded only in the USERSTATE answering its next delivered
+      // line, so lines sent at a moderator's pace meanwhile are refused for the rate: paced as a
+      // viewer's from here until a USERSTATE says moderator again (the next delivered line's, at
+      // once where it still is one and only went past the 100 per window).
+      if (reason === 'msg_ratelimit' && state.role === 'moderator') {
+        state.role = 'everyone';
+        logger.info({ channel, moderator: false }, 'bot refused for the rate as a moderator: ordinary chat limits apply until Twitch says it is one');
+      }
       // The transport has logged it; the same line would only be refused again.
       if (remedy.kind === 'none') return;
       // Refused as a repeat of the line the chat showed last: the copy sent into the lost

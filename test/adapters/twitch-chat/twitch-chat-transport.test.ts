@@ -114,6 +114,16 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(recorder.events.filter((event) => event.type === 'message').map((event) => event.type === 'message' && event.text)).toEqual(['after the whisper']);
   });
 
+  it('hands on no USERNOTICE (a resub with its message, a raid, an announcement): docs/chat.md says the overlay does not show them', async () => {
+    const { recorder } = await connected();
+    irc.sendUserNotice(CHANNEL, { login: 'loyal_fan', subscriber: 14 }, { msgId: 'resub', systemMsg: 'loyal_fan subscribed for 14 months!', params: { 'cumulative-months': '14' }, text: '!skin neon' });
+    irc.sendUserNotice(CHANNEL, { login: 'raider' }, { msgId: 'raid', systemMsg: '5 raiders from raider have joined!', params: { viewerCount: '5', login: 'raider' } });
+    irc.sendUserNotice(CHANNEL, { login: 'mod_mia', mod: true }, { msgId: 'announcement', systemMsg: '', text: 'be nice' });
+    const after = irc.sendPrivmsg(CHANNEL, { login: 'viewer_val' }, 'after the notices');
+    await recorder.next('message', (event) => event.tags.id === after.id);
+    expect(recorder.events.filter((event) => event.type === 'message').map((event) => event.type === 'message' && event.text)).toEqual(['after the notices']);
+  });
+
   it("marks lines from the bot's own account as self, even when another client sent them", async () => {
     const { recorder } = await connected();
     const own = irc.sendPrivmsg(CHANNEL, { login: BOT }, '!ping');

@@ -165,6 +165,30 @@ describe('FakeHelix with the real twurple ApiClient', () => {
     expect(left.data).toHaveLength(0);
   });
 
+  it('marks the UNFULFILLED redemptions of a deleted reward FULFILLED, as Twitch does (Helix Delete Custom Reward)', async () => {
+    const { helix, bot } = await setUp();
+    const reward = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Unlock neon', cost: 500 });
+    const other = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Unlock ghost', cost: 5 });
+    const pending = helix.addOfflineRedemption({ rewardId: reward.id, user: { login: 'a' } });
+    const refunded = helix.addOfflineRedemption({ rewardId: reward.id, user: { login: 'b' } });
+    const elsewhere = helix.addOfflineRedemption({ rewardId: other.id, user: { login: 'c' } });
+    await bot.apiClient.channelPoints.updateRedemptionStatusByIds(bot.broadcaster.id, reward.id, [refunded.id], 'CANCELED');
+    const gone = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Deleted by another tool', cost: 5 });
+    const byOtherTool = helix.addOfflineRedemption({ rewardId: gone.id, user: { login: 'd' } });
+
+    await bot.apiClient.channelPoints.deleteCustomReward(bot.broadcaster.id, reward.id);
+    helix.deleteRewardAs(bot.clientId, gone.id);
+
+    const status = (id: string) => helix.redemptions.find((r) => r.id === id)?.status;
+    expect([status(pending.id), status(refunded.id), status(elsewhere.id), status(byOtherTool.id)]).toEqual(['FULFILLED', 'CANCELED', 'UNFULFILLED', 'FULFILLED']);
+    expect(helix.redemptionChanges.filter((c) => c.to === 'FULFILLED').map(({ redemptionId, clientId }) => ({ redemptionId, clientId }))).toEqual([
+      { redemptionId: pending.id, clientId: null },
+      { redemptionId: byOtherTool.id, clientId: null },
+    ]);
+    // Nothing can change them any more: the reward is gone (404).
+    expect(await statusOf(bot.apiClient.channelPoints.updateRedemptionStatusByIds(bot.broadcaster.id, reward.id, [pending.id], 'CANCELED'))).toBe(404);
+  });
+
   it('refreshes through /auth/token when Helix says the token is no longer valid, then retries', async () => {
     const { helix, bot } = await setUp();
     const refreshed = new Promise<string>((resolve) => bot.authProvider.onRefresh((_userId, token) => resolve(token.accessToken)));

@@ -44,7 +44,8 @@
  *   refresh token (400 `Invalid refresh token`). client_credentials gives app tokens.
  * - Custom rewards remember the client id that created them: PATCH/DELETE of the
  *   reward and GET/PATCH of its redemptions from another client id -> 403.
- *   Duplicate title -> 400. only_manageable_rewards=true filters by client id. A channel that
+ *   Duplicate title -> 400. only_manageable_rewards=true filters by client id. Deleting a reward
+ *   marks its UNFULFILLED redemptions FULFILLED (Helix Delete Custom Reward), points spent. A channel that
  *   is neither affiliate nor partner (broadcasterType '') has no channel points: every
  *   channel-points call -> 403 `The broadcaster must have partner or affiliate status.`
  * - Redemptions: GET needs reward_id and status (or id); sort OLDEST|NEWEST; `first`
@@ -177,7 +178,7 @@ export interface RedemptionChange {
   rewardId: string;
   from: RedemptionStatus;
   to: RedemptionStatus;
-  /** null: a moderator on the Twitch dashboard (resolveOnDashboard). */
+  /** null: a moderator on the Twitch dashboard (resolveOnDashboard), or Twitch itself (a deleted reward's redemptions). */
   clientId: string | null;
   at: number;
 }
@@ -448,10 +449,25 @@ export class FakeHelix {
   /**
    * Another tool using `clientId` deletes the reward (Helix Delete Custom Reward: only the client id
    * that created it may). From then on every call naming it answers 404 `Custom Reward not found`.
-   * Its redemptions keep their status (what Twitch does with UNFULFILLED ones is not modelled).
+   * Its UNFULFILLED redemptions become FULFILLED, as on Twitch (see #deleteReward).
    */
   deleteRewardAs(clientId: string, rewardId: string): void {
-    this.#appReward(clientId, rewardId).deleted = true;
+    this.#deleteReward(this.#appReward(clientId, rewardId));
+  }
+
+  /**
+   * Helix Delete Custom Reward: "If the reward's redemption status is UNFULFILLED at the time the
+   * reward is deleted, its redemption status is marked as FULFILLED" (by Twitch: clientId null in
+   * redemptionChanges). The viewers' points stay spent.
+   */
+  #deleteReward(reward: RewardRecord): void {
+    reward.deleted = true;
+    for (const redemption of this.#redemptions) {
+      if (redemption.reward.id !== reward.json.id || redemption.status !== 'UNFULFILLED') continue;
+      this.redemptionChanges.push({ redemptionId: redemption.id, rewardId: reward.json.id, from: 'UNFULFILLED', to: 'FULFILLED', clientId: null, at: Date.now() });
+      redemption.status = 'FULFILLED';
+    }
+    this.#waiters.check();
   }
 
   #appReward(clientId: string, rewardId: string): RewardRecord {
@@ -825,8 +841,7 @@ export class FakeHelix {
       case 'PATCH /channel_points/custom_rewards':
         return this.#updateReward(query, call.body, token);
       case 'DELETE /channel_points/custom_rewards': {
-        const reward = this.#manageableReward(query, token, MANAGE_REDEMPTIONS, first(query, 'id'));
-        reward.deleted = true;
+        this.#deleteReward(this.#manageableReward(query, token, MANAGE_REDEMPTIONS, first(query, 'id')));
         return [204, undefined];
       }
       case 'GET /channel_points/custom_rewards/redemptions':

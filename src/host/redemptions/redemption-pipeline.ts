@@ -90,6 +90,7 @@ export interface PipelineCounters {
   /** Handler runs. */
   effects: number;
   fulfilled: number;
+  /** CANCELED statuses Twitch took (one it answered as already resolved gave no refund and is not counted). */
   refunded: number;
   duplicates: number;
   /** Effects run again after an interruption. */
@@ -108,6 +109,8 @@ export interface RedemptionPipeline {
 }
 
 const STATUS_OF: Record<LedgerOutcome, RedemptionStatusUpdate> = { fulfill: 'FULFILLED', refund: 'CANCELED' };
+/** A refund Twitch answered as no longer possible (404, or the id left out of the changed ones). */
+const REFUND_NOT_GIVEN = 'redemption not refunded: Twitch no longer had it UNFULFILLED (resolved in the request queue, or its reward deleted), so the viewer\'s points stay spent';
 
 export function createRedemptionPipeline(options: RedemptionPipelineOptions): RedemptionPipeline {
   const { ledger, channelPoints, logger } = options;
@@ -138,8 +141,13 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
   async function sendStatus(rewardId: string, id: string, outcome: LedgerOutcome): Promise<StatusSendResult> {
     const status = await batcher.send(rewardId, id, STATUS_OF[outcome]);
     if (outcome === 'fulfill') counters.fulfilled++;
-    else counters.refunded++;
+    else if (status === 'changed') counters.refunded++;
     return status;
+  }
+
+  /** A CANCELED Twitch no longer took (the redemption was resolved meanwhile): no refund was given. */
+  function refundNotGiven(outcome: LedgerOutcome, status: StatusSendResult): boolean {
+    return outcome === 'refund' && status === 'already-resolved';
   }
 
   async function run(redemption: TwitchRedemption, rewardKey: string, listed: boolean): Promise<ProcessResult> {
@@ -187,7 +195,8 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     }
     try {
       const status = await sendStatus(redemption.rewardId, redemption.id, outcome);
-      log.info({ outcome, attempt, status }, outcome === 'fulfill' ? 'redemption fulfilled' : 'redemption refunded');
+      if (refundNotGiven(outcome, status)) log.warn({ outcome, attempt, status }, REFUND_NOT_GIVEN);
+      else log.info({ outcome, attempt, status }, outcome === 'fulfill' ? 'redemption fulfilled' : 'redemption refunded');
       return { kind: 'done', outcome, status, attempt };
     } catch (error) {
       counters.statusFailures++;
@@ -245,9 +254,10 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       const owed = (await ledger.listRedemptionsAwaitingStatus()).filter((entry) => !inFlight.has(entry.id));
       await Promise.all(owed.map(async (entry) => {
         try {
-          await sendStatus(entry.rewardId, entry.id, entry.outcome ?? 'refund');
+          const status = await sendStatus(entry.rewardId, entry.id, entry.outcome ?? 'refund');
           report.statusesSent++;
-          logger.info({ redemption: entry.id, outcome: entry.outcome }, 'sent a redemption status left over from before');
+          if (refundNotGiven(entry.outcome ?? 'refund', status)) logger.warn({ redemption: entry.id, outcome: entry.outcome, status }, REFUND_NOT_GIVEN);
+          else logger.info({ redemption: entry.id, outcome: entry.outcome }, 'sent a redemption status left over from before');
         } catch (error) {
           counters.statusFailures++;
           report.failures.push(`status of redemption ${entry.id}: ${errorText(error)}`);

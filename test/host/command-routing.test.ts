@@ -129,7 +129,7 @@ describe('command routing: prefix, names, aliases', () => {
 describe('command routing: replies', () => {
   it('mention the chatter by display name, or by login where the display name is localized (Twitch highlights the login)', async () => {
     const test = await start();
-    const mod = (login: string, displayName: string) => chatTags(login, { 'display-name': displayName, mod: '1', badges: 'moderator/1' });
+    const mod = (login: string, displayName: string): ChatTags => ({ ...moderatorTags(login), 'display-name': displayName });
     expect(await say(test, '!set a 1', mod('mod_mia', 'Mod_Mia'))).toEqual(['@Mod_Mia a = 1']);
     expect(await say(test, '!set b 2', mod('kenji', '健二'))).toEqual(['@kenji b = 2']);
     // The host's own lines too: a usage line, here.

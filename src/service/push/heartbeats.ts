@@ -19,10 +19,13 @@ export function startHeartbeats(
   outboxes: SocketOutboxes,
   /** The gateway's counter of sockets terminated for a missed pong. */
   stats: { deadTerminated: number },
+  /** Runs with every round (the tokens' recheck, upgrade-admission.ts). */
+  onBeat: () => void = () => {},
 ): Heartbeats {
   const { sendOrDrop } = outboxes;
 
   function beat(): void {
+    onBeat();
     for (const channel of channels.values()) {
       const frame = encode(`{"type":"heartbeat","version":${channel.version}}`);
       for (const client of channel.clients) {

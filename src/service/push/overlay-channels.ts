@@ -8,6 +8,8 @@ import type { OutboxClient } from './socket-outbox.ts';
 /** One overlay page's socket. */
 export interface PushClient extends OutboxClient {
   channel: Channel;
+  /** The token it was let in with (upgrade-admission.ts looks it up again every heartbeat). */
+  token: string;
   /** Answered the last ping. */
   alive: boolean;
   /** When its last resync was answered (performance.now()). */

@@ -20,7 +20,7 @@ import { CLOSE_CODES } from './protocol.ts';
 import type { PushSource } from './push-source.ts';
 import { createSocketOutboxes } from './socket-outbox.ts';
 import { createStyleReads } from './style-reads.ts';
-import { createUpgradeAdmission } from './upgrade-admission.ts';
+import { createTokenRecheck, createUpgradeAdmission } from './upgrade-admission.ts';
 import type { AdmittedOverlay } from './upgrade-admission.ts';
 
 export interface PushGatewayOptions {
@@ -111,13 +111,14 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     socketsOpen: (overlayId) => channels.byOverlay.get(overlayId)?.clients.size ?? 0,
   });
   const unsubscribe = source.subscribe((event) => styleReads.onServiceEvent(event));
-  const heartbeats = startHeartbeats(heartbeatMs, channels.byOverlay, outboxes, stats);
+  const recheckTokens = createTokenRecheck({ source, channels: channels.byOverlay, isClosed, logger });
+  const heartbeats = startHeartbeats(heartbeatMs, channels.byOverlay, outboxes, stats, recheckTokens);
 
   /** Joins a socket the admission let in to its overlay's channel; its snapshot follows. */
-  function accept(socket: WebSocket, overlay: AdmittedOverlay): void {
+  function accept(socket: WebSocket, overlay: AdmittedOverlay, token: string): void {
     const channel = channels.channelFor(overlay.id, overlay.accountId);
     const client: PushClient = {
-      socket, channel, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined, awaitingSnapshot: false,
+      socket, channel, token, ready: false, alive: true, outbox: [], outboxBytes: 0, lastResyncAt: -Infinity, resyncTimer: undefined, awaitingSnapshot: false,
     };
     channel.clients.add(client);
     heartbeats.watch(client);

@@ -523,3 +523,38 @@ describe('chat frame lower bound', () => {
     }
   });
 });
+
+describe('push gateway when the store changes underneath', () => {
+  // Another process on the same database (a hand edit, an older or newer chatskin): no event
+  // reaches this gateway, so only the heartbeat's look at each open overlay's token can tell.
+  it('closes the open sockets of an overlay whose token no longer names it (rotated or deleted) with 4004 within two heartbeats', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { DatabaseSync } = await import('node:sqlite');
+    const path = join(mkdtempSync(join(tmpdir(), 'push-underneath-')), 'chatskin.db');
+    const server = await startPushTestServer({ storePath: path, heartbeatMs: 100 });
+    const other = new DatabaseSync(path, { timeout: 5_000 });
+    try {
+      const rotated = new OverlaySocket(server.origin, server.main.token);
+      const deleted = new OverlaySocket(server.origin, server.syncedB.token);
+      const kept = new OverlaySocket(server.origin, server.syncedA.token);
+      for (const socket of [rotated, deleted, kept]) await socket.nextOf('snapshot');
+      other.prepare('UPDATE overlays SET token = ? WHERE id = ?').run('r'.repeat(32), server.main.id);
+      other.prepare('DELETE FROM overlays WHERE id = ?').run(server.syncedB.id);
+      const timeout = new Promise((resolve) => setTimeout(resolve, 2_000, { code: 'still open' }));
+      expect(await Promise.race([rotated.closed, timeout])).toMatchObject({ code: 4004 });
+      expect(await Promise.race([deleted.closed, timeout])).toMatchObject({ code: 4004 });
+      // The old address is refused from now on; the overlays still there keep their sockets.
+      const again = new WebSocket(`${server.origin.replace('http', 'ws')}/overlay/${server.main.token}/ws`);
+      again.on('error', () => { /* the refused handshake */ });
+      const [, response] = await once(again, 'unexpected-response') as [unknown, { statusCode: number }];
+      expect(response.statusCode).toBe(404);
+      expect(kept.socket.readyState).toBe(WebSocket.OPEN);
+      kept.close();
+    } finally {
+      other.close();
+      await server.close();
+    }
+  });
+});

@@ -52,8 +52,8 @@ export interface PushTestServer {
   close(): Promise<void>;
 }
 
-export async function startPushTestServer(options: OverlayServerOptions & { host?: string } = {}): Promise<PushTestServer> {
-  const store = openSqliteStore({ path: ':memory:', synchronous: 'OFF' });
+export async function startPushTestServer(options: OverlayServerOptions & { host?: string; /** A database file instead of memory (another connection can then change it underneath). */ storePath?: string } = {}): Promise<PushTestServer> {
+  const store = openSqliteStore({ path: options.storePath ?? ':memory:', synchronous: 'OFF' });
   const service = await createStyleService({ store, templates: loadTemplates(DEFAULT_TEMPLATES_DIR) });
   const account = await service.ensureAccount('streamer', { premium: true });
   const { token: apiKey } = await service.createKey('streamer');
@@ -83,8 +83,9 @@ export async function startPushTestServer(options: OverlayServerOptions & { host
     rateLimit: { perMinute: 10_000 },
     redirectErrors: false,
   });
-  const gateway = registerOverlayServer(app, servicePushSource(service), { page: { fontStylesheetBaseUrl: null }, ...options });
-  await app.listen({ port: 0, host: options.host ?? '127.0.0.1' });
+  const { host, storePath: _storePath, ...overlayOptions } = options;
+  const gateway = registerOverlayServer(app, servicePushSource(service), { page: { fontStylesheetBaseUrl: null }, ...overlayOptions });
+  await app.listen({ port: 0, host: host ?? '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
 

@@ -7,6 +7,7 @@ import { runOnWithoutOutput } from '../host/lost-output.ts';
 import { LOCAL_CHAT_SAY_PATH } from '../adapters/index.ts';
 import { checkRemoteService } from '../runtime/remote-service-check.ts';
 import { startChatskin } from '../runtime/start-chatskin.ts';
+import type { RunningChatskin } from '../runtime/start-chatskin.ts';
 import { localBaseUrl, overlayUrl } from '../runtime/public-url.ts';
 import { loadCliConfig, requireArgs } from './cli-context.ts';
 import { scrubText } from './cli-failure.ts';
@@ -20,7 +21,12 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   // A closed terminal or log pipe loses lines, never the host (with stderr gone, nothing can be said of it).
   runOnWithoutOutput(process.stderr);
   runOnWithoutOutput(process.stdout, (error) => logger.warn({ err: error }, 'stdout is closed: the local chat and start lines are no longer printed; still serving'));
+  // Before anything starts: a fault while starting (a plugin's setup leaving a rejection nobody
+  // awaited) went to Node's default handler, which printed it raw (unscrubbed) and crashed.
+  let started: RunningChatskin | undefined;
+  handleProcessFaults({ logger, stop: () => started?.close() ?? Promise.resolve() });
   const running = await startChatskin(config, { logger });
+  started = running;
   const overlays = await running.service.listOverlays(running.account.id);
   const lines = [
     `chatskin is running for channel "${running.account.login}"`,
@@ -43,7 +49,6 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   handleShutdownSignals(() => running.close(), { logger });
-  handleProcessFaults({ logger, stop: () => running.close() });
   if (config.service.mode === 'remote') {
     // After the URLs, so a slow or absent remote does not hold them back.
     const line = await checkRemoteService(running.overlayClient, logger.child({ component: 'overlay-client' }));

@@ -51,3 +51,35 @@ describe('chatskin start: a plugin that fails with its secrets in what it throws
     for (const secret of [ENV_TOKEN, ENV_HOOK_SECRET, FILE_PASSWORD]) expect(output).not.toContain(secret);
   });
 });
+
+// While the host is still starting (a plugin's setup, before the URLs are printed), a fault no
+// handler caught went to Node's default handler: the raw error and stack on stderr, secrets and
+// all, and the host crashed on a rejection nobody awaited, which it otherwise logs and serves on.
+const HASTY = `import { definePlugin, z } from ${SDK};
+export default definePlugin({ name: 'hasty', config: z.object({ webhook: z.string() }),
+  async setup(ctx) {
+    void Promise.reject(new Error('the webhook ' + ctx.config.webhook + ' refused the call'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  } });`;
+
+describe('chatskin start: a plugin whose setup leaves a rejection nobody awaited, with its secret in it', () => {
+  const { dir, config } = tempWorkspace();
+  const plugins = join(dir, 'plugins');
+  mkdirSync(join(plugins, 'hasty'), { recursive: true });
+  writeFileSync(join(plugins, 'hasty', 'index.ts'), HASTY);
+  writeFileSync(config, [
+    `pluginDirs: [${JSON.stringify(plugins)}]`,
+    'plugins: { hasty: { webhook: "https://hooks.example/h/${HOOK_SECRET}" }, style: {} }',
+    '',
+  ].join('\n'), { flag: 'a' });
+  let host: RunningHost | undefined;
+  afterAll(async () => { await host?.stop('SIGKILL'); });
+
+  it('logs it scrubbed and serves on, as once started', async () => {
+    host = await startHost(config, { cwd: dir, env: { HOOK_SECRET: ENV_HOOK_SECRET, CHATSKIN_DEBUG: '1' } });
+    await expect.poll(() => host!.stderr(), CHILD_OUTPUT).toMatch(/a promise nobody awaited failed/);
+    expect(host.stderr()).toContain('the webhook https://hooks.example/h/[redacted] refused the call');
+    expect((await fetch(`${host.baseUrl}/healthz`)).status).toBe(200);
+    expect(`${host.stdout()}\n${host.stderr()}`).not.toContain(ENV_HOOK_SECRET);
+  });
+});

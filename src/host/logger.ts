@@ -59,9 +59,10 @@ interface ScrubbingDestination extends DestinationStream {
 }
 
 /**
- * Secrets learned while running that are kept, newest first: every token refresh teaches two, and
- * the scrubber runs over every line, so a host up for a year must not check thousands of retired
- * tokens. A token this many refreshes old has long expired (Twitch's live a few hours).
+ * Secrets learned while running that are kept, the newest taught: every token refresh teaches two,
+ * and the scrubber runs over every line, so a host up for a year must not check thousands of
+ * retired tokens. A token this many refreshes old has long expired (Twitch's live a few hours); one
+ * taught again (a refresh token kept across refreshes) counts as new.
  */
 export const MAX_LEARNED_SECRETS = 64;
 
@@ -73,10 +74,11 @@ export function createLogger(options: LoggerOptions): Logger {
   const destination: ScrubbingDestination = {
     write: (line: string) => target.write(scrub(line)),
     [LEARN_SECRETS](more) {
-      const fresh = more.filter((secret) => !configured.includes(secret) && !learned.has(secret));
-      if (fresh.length === 0) return;
-      for (const secret of fresh) learned.add(secret);
-      scrub = createScrubber([...configured, ...learned]);
+      let changed = false;
+      // One taught again is still in use (a refresh token Twitch hands back unchanged at every
+      // refresh): renewed as the newest, or the refreshes' new access tokens pushed it out.
+      for (const secret of more) if (!configured.includes(secret) && learned.renew(secret)) changed = true;
+      if (changed) scrub = createScrubber([...configured, ...learned]);
     },
   };
   return pino({ level: options.level, base: { name: 'chatskin' }, serializers: { err: serializeLoggedError } }, destination);

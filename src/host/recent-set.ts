@@ -25,6 +25,13 @@ export class RecentSet<T> implements Iterable<T> {
     return true;
   }
 
+  /** Adds `item` as the newest, also when it was there already (moved up). False when it was there. */
+  renew(item: T): boolean {
+    const had = this.#items.delete(item);
+    this.add(item);
+    return !had;
+  }
+
   get size(): number {
     return this.#items.size;
   }

@@ -75,6 +75,17 @@ describe('createLogger: secrets never reach the log', () => {
     expect(lines[1]).toContain(learned[0]);
   });
 
+  it('keeps a learned secret taught again as the newest: a refresh token Twitch hands back unchanged at every refresh stays scrubbed', () => {
+    const { logger, lines } = captureLogs();
+    // As each refresh teaches it: a new access token, and the refresh token still in use. After
+    // every refresh (the 65th had let it go, until the next one brought it back).
+    for (let refresh = 0; refresh < MAX_LEARNED_SECRETS * 3; refresh++) {
+      addLogSecrets(logger, [`access-token-${refresh}-x`, 'still-used-refresh-token']);
+      logger.info('a library quoting still-used-refresh-token');
+      expect(lines.at(-1), `after refresh ${refresh}`).not.toContain('still-used-refresh-token');
+    }
+  });
+
   it('a logger it did not make has no scrubber to teach', () => {
     expect(() => addLogSecrets(pino({ level: 'silent' }), ['learnedtoken2'])).not.toThrow();
   });

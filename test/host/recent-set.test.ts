@@ -33,6 +33,16 @@ describe('RecentSet', () => {
     expect([...set]).toEqual(['new', 'newest']);
   });
 
+  it('renewing an entry makes it the newest (added when missing), so the next forgotten is another', () => {
+    const set = new RecentSet<string>(2);
+    set.add('old');
+    set.add('new');
+    expect(set.renew('old')).toBe(false);
+    expect([...set]).toEqual(['new', 'old']);
+    expect(set.renew('newest')).toBe(true);
+    expect([...set]).toEqual(['old', 'newest']);
+  });
+
   it('refuses a limit that could keep nothing', () => {
     expect(() => new RecentSet(0)).toThrow(RangeError);
     expect(() => new RecentSet(1.5)).toThrow(RangeError);

@@ -20,6 +20,8 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
   let page: Page;
   let overlay: Frame;
   const errors: string[] = [];
+  /** What the host printed in its terminal: each posted line, and the bot's replies. */
+  const printed: string[] = [];
 
   beforeAll(async () => {
     const config = hostConfig('chatskin-local-page-', 'streamer', {
@@ -27,7 +29,7 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
       // No font stylesheets, emotes from a closed port: the test never reaches the internet.
       overlay: { googleFontsCss: null, emoteCdn: 'http://127.0.0.1:9/emotes' },
     });
-    running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, stdout: { write: () => true } });
+    running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, stdout: { write: (text: string) => { printed.push(text); return true; } } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -100,6 +102,27 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
     await overlay.waitForFunction(() => document.body.textContent!.includes('waves at chat'));
     expect(await overlay.evaluate(() => document.body.textContent)).not.toContain('/me waves');
     expect(await color()).toBe('#00ff00');
+  });
+
+  it('refuses a pasted line over 500 characters, or a login over 25, saying why, instead of sending it cut short', async () => {
+    printed.length = 0;
+    await page.fill('[name=login]', '');
+    await page.fill('[name=text]', '');
+    await page.focus('[name=text]');
+    await page.keyboard.insertText(`!style bubble.background-color #0000ff ${'x'.repeat(600)}`);
+    await page.evaluate(() => { delete document.querySelector<HTMLElement>('#status')!.dataset.state; });
+    await page.press('[name=text]', 'Enter');
+    await page.waitForFunction(() => document.querySelector<HTMLElement>('#status')!.dataset.state !== undefined);
+    expect(await page.$eval('#status', (el) => ({ state: (el as HTMLElement).dataset.state, text: el.textContent })))
+      .toEqual({ state: 'error', text: 'A chat line is at most 500 characters, as on Twitch; this one has 639.' });
+    expect((await page.inputValue('[name=text]')).length).toBe(639);
+
+    await page.fill('[name=text]', '');
+    const login = 'a_login_of_thirty_characters_';
+    await page.focus('[name=login]');
+    await page.keyboard.insertText(login);
+    expect(await say('hello', { login })).toEqual({ state: 'error', text: 'The login must be a Twitch login: 1 to 25 letters, digits or _' });
+    expect(printed).toEqual([]);
   });
 
   it('is served to this machine only, and may not be framed by another site', async () => {

@@ -3,6 +3,7 @@
 // `chatskin chat say`). Served with POST /local/chat/say, to loopback clients only.
 import { buildBrowserModuleGraph } from '../../overlay/browser-modules.ts';
 import { pageStart } from '../../overlay/page.ts';
+import { CHAT_MESSAGE_MAX_LENGTH } from '../../host/chat-transport.ts';
 import { overlayPagePath } from '../../service/push/protocol.ts';
 
 export const LOCAL_CHAT_PAGE_ENTRY = 'src/adapters/local-chat/page/local-chat-page-client.ts';
@@ -58,9 +59,9 @@ export function localChatPageHtml(channel: string, sayPath: string, overlayToken
 <h1>Local chat of #${channel}</h1>
 ${overlay}
 <form id="say" action="${sayPath}" method="post">
-  <input name="login" placeholder="login (default: you)" maxlength="25" autocomplete="off" aria-label="Chat as login">
+  <input name="login" placeholder="login (default: you)" autocomplete="off" aria-label="Chat as login">
   <select name="role" aria-label="Role">${ROLE_CHOICES.map((word) => `<option value="${word}">${word}</option>`).join('')}</select>
-  <input name="text" placeholder="a chat line, e.g. !style bubble.width 300" maxlength="500" required autofocus autocomplete="off" aria-label="Chat line">
+  <input name="text" placeholder="a chat line, e.g. !style bubble.width 300" data-max-length="${CHAT_MESSAGE_MAX_LENGTH}" required autofocus autocomplete="off" aria-label="Chat line">
   <button type="submit">Send</button>
 </form>
 <p id="status" role="status"></p>

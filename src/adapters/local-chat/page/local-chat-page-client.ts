@@ -7,6 +7,8 @@ const text = form.querySelector<HTMLInputElement>('[name=text]')!;
 const login = form.querySelector<HTMLInputElement>('[name=login]')!;
 const role = form.querySelector<HTMLSelectElement>('[name=role]')!;
 const status = document.querySelector<HTMLElement>('#status')!;
+/** The host's limit (CHAT_MESSAGE_MAX_LENGTH), said by the page rather than enforced by a maxlength that cuts a pasted line short. */
+const maxLength = Number(text.dataset.maxLength);
 
 interface Answer {
   message?: string;
@@ -22,6 +24,13 @@ function describe(answer: Answer | null, httpStatus: number): string {
 
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
+  const length = text.value.trim().length;
+  if (Number.isInteger(maxLength) && length > maxLength) {
+    status.textContent = `A chat line is at most ${maxLength} characters, as on Twitch; this one has ${length}.`;
+    status.dataset.state = 'error';
+    text.focus();
+    return;
+  }
   const body = { text: text.value, login: login.value.trim() || null, role: role.value };
   let shown: string;
   let failed = true;

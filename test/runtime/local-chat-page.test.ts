@@ -104,6 +104,37 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
     expect(await color()).toBe('#00ff00');
   });
 
+  it('sends lines typed in quick succession once each, in order, and never erases the line being typed when an earlier one is answered', async () => {
+    await page.fill('[name=login]', '');
+    await page.selectOption('[name=role]', 'viewer');
+    // The first line's request is held (a host slow to answer) until the next lines are typed.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let first = true;
+    await page.route('**/local/chat/say', async (route) => {
+      if (first && route.request().method() === 'POST') {
+        first = false;
+        await held;
+      }
+      await route.continue();
+    });
+    try {
+      printed.length = 0;
+      await page.fill('[name=text]', 'quick one');
+      await page.press('[name=text]', 'Enter');
+      await page.fill('[name=text]', 'quick two');
+      await page.press('[name=text]', 'Enter');
+      await page.fill('[name=text]', 'quick three, still being typed');
+      release();
+      await expect.poll(() => printed.filter((line) => line.startsWith('you: quick'))).toEqual(['you: quick one\n', 'you: quick two\n']);
+      await page.waitForFunction(() => document.querySelector<HTMLElement>('#status')!.dataset.state === 'sent');
+      expect(await page.inputValue('[name=text]')).toBe('quick three, still being typed');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('text');
+    } finally {
+      await page.unroute('**/local/chat/say');
+    }
+  });
+
   it('refuses a pasted line over 500 characters, or a login over 25, saying why, instead of sending it cut short', async () => {
     printed.length = 0;
     await page.fill('[name=login]', '');

@@ -1,6 +1,11 @@
 // The local chat page's script (type-stripped and served by local-chat-page.ts): sends each line
 // typed in its form to POST /local/chat/say, and says what the host answered. The overlay beside
 // it shows the line, and the bot's reply, as the stream would.
+//
+// A line leaves the input as it is sent, so the next one can be typed at once, and lines go out
+// one at a time in the order they were sent: the answer to one never erases a line typed since,
+// and a later line never reaches the host first. A refused line comes back to the input when
+// nothing was typed there since.
 
 const form = document.querySelector<HTMLFormElement>('#say')!;
 const text = form.querySelector<HTMLInputElement>('[name=text]')!;
@@ -22,16 +27,14 @@ function describe(answer: Answer | null, httpStatus: number): string {
   return [...new Set([answer.message, ...details])].join(' ');
 }
 
-form.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const length = text.value.trim().length;
-  if (Number.isInteger(maxLength) && length > maxLength) {
-    status.textContent = `A chat line is at most ${maxLength} characters, as on Twitch; this one has ${length}.`;
-    status.dataset.state = 'error';
-    text.focus();
-    return;
-  }
-  const body = { text: text.value, login: login.value.trim() || null, role: role.value };
+function show(shown: string, failed: boolean, line: string): void {
+  status.textContent = shown;
+  status.dataset.state = failed ? 'error' : 'sent';
+  if (failed && text.value === '') text.value = line;
+  text.focus();
+}
+
+async function send(body: { text: string; login: string | null; role: string }): Promise<void> {
   let shown: string;
   let failed = true;
   try {
@@ -43,13 +46,26 @@ form.addEventListener('submit', async (event) => {
     const answer = (await response.json().catch(() => null)) as Answer | null;
     shown = describe(answer, response.status);
     failed = !response.ok;
-    if (response.ok) text.value = '';
   } catch {
     shown = 'The host did not answer: is chatskin still running?';
   }
-  status.textContent = shown;
-  status.dataset.state = failed ? 'error' : 'sent';
+  show(shown, failed, body.text);
+}
+
+let sending: Promise<void> = Promise.resolve();
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const line = text.value;
+  const length = line.trim().length;
+  if (Number.isInteger(maxLength) && length > maxLength) {
+    show(`A chat line is at most ${maxLength} characters, as on Twitch; this one has ${length}.`, true, line);
+    return;
+  }
+  const body = { text: line, login: login.value.trim() || null, role: role.value };
+  text.value = '';
   text.focus();
+  sending = sending.then(() => send(body));
 });
 
 document.body.dataset.status = 'ready';

@@ -167,3 +167,55 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
     expect(script.status).toBe(403);
   });
 });
+
+describe.skipIf(!haveChromium)('the local chat page across host restarts', () => {
+  let running: RunningChatskin | undefined;
+  let browser: Browser | undefined;
+
+  afterAll(async () => {
+    await browser?.close();
+    await running?.close();
+  });
+
+  it('says the host is gone while it is stopped, sends again once it is back, and says why when it came back without its local chat', async () => {
+    const config = hostConfig('chatskin-local-page-restart-', 'streamer', {
+      localChat: { stdin: false },
+      overlay: { googleFontsCss: null, emoteCdn: 'http://127.0.0.1:9/emotes' },
+    });
+    const start = async (localChat: boolean, port: number) => startChatskin(
+      { ...config, http: { ...config.http, port }, localChat: { ...config.localChat, enabled: localChat } },
+      { logger: pino({ level: 'silent' }), stdin: null, stdout: { write: () => true } },
+    );
+    running = await start(true, 0);
+    const { port } = running;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    const page = await browser.newPage();
+    await page.goto(`${running.baseUrl}/local/chat/say`);
+    await page.waitForFunction(() => document.body.dataset.status === 'ready');
+    const send = async (text: string) => {
+      await page.fill('[name=text]', text);
+      await page.evaluate(() => { delete document.querySelector<HTMLElement>('#status')!.dataset.state; });
+      await page.press('[name=text]', 'Enter');
+      await page.waitForFunction(() => document.querySelector<HTMLElement>('#status')!.dataset.state !== undefined);
+      return page.$eval('#status', (el) => ({ state: (el as HTMLElement).dataset.state!, text: el.textContent ?? '', input: (document.querySelector('[name=text]') as HTMLInputElement).value }));
+    };
+
+    await running.close();
+    running = undefined;
+    expect(await send('anyone there?')).toEqual({ state: 'error', text: 'The host did not answer: is chatskin still running?', input: 'anyone there?' });
+
+    running = await start(true, port);
+    expect(await send('back again')).toEqual({ state: 'sent', text: 'Sent to the local chat of #streamer as you (viewer).', input: '' });
+
+    await running.close();
+    running = await start(false, port);
+    expect(await send('and now?')).toEqual({
+      state: 'error',
+      text: 'The host has no local chat to send to (404): it runs with localChat.enabled: false (set it to true and restart chatskin).',
+      input: 'and now?',
+    });
+  });
+});

@@ -22,6 +22,8 @@ interface Answer {
 
 /** The host's message, and each field error it does not already say, in one line. */
 function describe(answer: Answer | null, httpStatus: number): string {
+  // The host restarted without its local chat (the route is gone): Fastify's "Not Found." said nothing.
+  if (httpStatus === 404) return 'The host has no local chat to send to (404): it runs with localChat.enabled: false (set it to true and restart chatskin).';
   if (answer === null || typeof answer.message !== 'string') return `The host answered ${httpStatus}.`;
   const details = Object.values(answer.errors ?? {}).flat();
   return [...new Set([answer.message, ...details])].join(' ');

@@ -156,6 +156,30 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
     expect(printed).toEqual([]);
   });
 
+  it('labels each field with visible text (not only a placeholder), in the order Tab goes through them', async () => {
+    const fields = await page.$$eval('#say input, #say select', (controls) => controls.map((control) => {
+      const labels = [...(control as HTMLInputElement).labels ?? []];
+      return {
+        name: control.getAttribute('name'),
+        // The label's own words, not the options of a select inside it.
+        label: labels.map((label) => [...label.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE).map((node) => node.textContent).join('').trim()).join(' '),
+        visible: labels.some((label) => label.getBoundingClientRect().width > 0),
+      };
+    }));
+    expect(fields).toEqual([
+      { name: 'login', label: 'Chat as', visible: true },
+      { name: 'role', label: 'Role', visible: true },
+      { name: 'text', label: 'Line', visible: true },
+    ]);
+    await page.focus('[name=login]');
+    const order: (string | null)[] = [];
+    for (let step = 0; step < 4; step += 1) {
+      order.push(await page.evaluate(() => document.activeElement!.getAttribute('name') ?? document.activeElement!.textContent));
+      await page.keyboard.press('Tab');
+    }
+    expect(order).toEqual(['login', 'role', 'text', 'Send']);
+  });
+
   it('is served to this machine only, and may not be framed by another site', async () => {
     const own = await fetch(`${running.baseUrl}/local/chat/say`);
     expect(own.status).toBe(200);

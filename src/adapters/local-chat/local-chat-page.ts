@@ -47,8 +47,9 @@ export function localChatPageHtml(channel: string, sayPath: string, overlayToken
   body { font-family: system-ui, sans-serif; margin: 1rem; background: #1e1e24; color: #eee; }
   iframe { display: block; width: 100%; height: 60vh; border: 1px solid #444;
     background: repeating-conic-gradient(#333 0 25%, #2a2a2a 0 50%) 0 0 / 24px 24px; }
-  form { display: flex; gap: .5rem; margin-top: .75rem; flex-wrap: wrap; }
-  input[name=text] { flex: 1 1 20rem; }
+  form { display: flex; gap: .5rem; margin-top: .75rem; flex-wrap: wrap; align-items: center; }
+  label.line { display: flex; gap: .5rem; align-items: center; flex: 1 1 20rem; }
+  input[name=text] { flex: 1; }
   input, select, button { font: inherit; padding: .35rem .5rem; }
   #status[data-state=error] { color: #ff8a80; }
   #status[data-state=sent] { color: #b9f6ca; }
@@ -59,9 +60,9 @@ export function localChatPageHtml(channel: string, sayPath: string, overlayToken
 <h1>Local chat of #${channel}</h1>
 ${overlay}
 <form id="say" action="${sayPath}" method="post">
-  <input name="login" placeholder="login (default: you)" autocomplete="off" aria-label="Chat as login">
-  <select name="role" aria-label="Role">${ROLE_CHOICES.map((word) => `<option value="${word}">${word}</option>`).join('')}</select>
-  <input name="text" placeholder="a chat line, e.g. !style bubble.width 300" data-max-length="${CHAT_MESSAGE_MAX_LENGTH}" required autofocus autocomplete="off" aria-label="Chat line">
+  <label>Chat as <input name="login" placeholder="login (default: you)" autocomplete="off"></label>
+  <label>Role <select name="role">${ROLE_CHOICES.map((word) => `<option value="${word}">${word}</option>`).join('')}</select></label>
+  <label class="line">Line <input name="text" placeholder="a chat line, e.g. !style bubble.width 300" data-max-length="${CHAT_MESSAGE_MAX_LENGTH}" required autofocus autocomplete="off"></label>
   <button type="submit">Send</button>
 </form>
 <p id="status" role="status"></p>

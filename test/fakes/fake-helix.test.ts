@@ -145,6 +145,29 @@ describe('FakeHelix with the real twurple ApiClient', () => {
     expect(again.data).toHaveLength(2);
   });
 
+  it('stalls the next matching call: recorded, but never handled (nothing changes) nor answered', async () => {
+    const { helix, bot } = await setUp();
+    const reward = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Unlock neon', cost: 500 });
+    const a = helix.addOfflineRedemption({ rewardId: reward.id, user: { login: 'a' } });
+    const stalled = helix.stallNext({ method: 'PATCH', path: '/channel_points/custom_rewards/redemptions' });
+    // A raw request (twurple's rate limiter would hold the next call behind one never answered).
+    const aborter = new AbortController();
+    let answered = false;
+    void fetch(`${helix.baseUrl}/helix/channel_points/custom_rewards/redemptions?broadcaster_id=${bot.broadcaster.id}&reward_id=${reward.id}&id=${a.id}`, {
+      method: 'PATCH', signal: aborter.signal,
+      headers: { authorization: `Bearer ${bot.token.accessToken}`, 'client-id': bot.clientId, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'FULFILLED' }),
+    }).then(() => (answered = true), () => {});
+    const call = await stalled;
+    expect(call).toMatchObject({ method: 'PATCH', path: '/channel_points/custom_rewards/redemptions', status: 0, query: { id: [a.id] } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([answered, a.status, helix.redemptionChanges]).toEqual([false, 'UNFULFILLED', []]);
+    aborter.abort();
+    // Only the next call was stalled.
+    const [fulfilled] = await bot.apiClient.channelPoints.updateRedemptionStatusByIds(bot.broadcaster.id, reward.id, [a.id], 'FULFILLED');
+    expect(fulfilled?.isFulfilled).toBe(true);
+  });
+
   it('fulfils and cancels only UNFULFILLED redemptions and records every change', async () => {
     const { helix, bot } = await setUp();
     const reward = await bot.apiClient.channelPoints.createCustomReward(bot.broadcaster.id, { title: 'Unlock neon', cost: 500 });

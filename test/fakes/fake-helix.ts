@@ -73,6 +73,7 @@
  *   .rewards / .redemptions / .redemptionChanges / .calls
  *   .failNext({ status, method?, path?, times?, message? })  (5xx, 401, 429...; path like '/channel_points/custom_rewards')
  *   .holdNext({ method?, path? }) -> HeldAnswer   (the next matching call is answered as of its arrival, but only on release())
+ *   .stallNext({ method?, path? }) -> Promise<HelixCall>   (the next matching call is never handled nor answered: it changes nothing)
  *   .waitForCall(predicate, opts?) / .waitForRedemptionStatus(id, status, opts?)
  *   .close()
  */
@@ -292,6 +293,7 @@ export class FakeHelix {
   readonly #redemptions: RedemptionJson[] = [];
   readonly #failures: Array<Required<Pick<FailureRule, 'status' | 'times'>> & FailureRule> = [];
   readonly #holds: HoldRule[] = [];
+  readonly #stalls: Array<{ method?: string; path?: string; arrived(call: HelixCall): void }> = [];
   readonly #buckets = new Map<string, { remaining: number; resetAt: number }>();
   readonly #waiters = new Waiters();
   #closed = false;
@@ -541,6 +543,15 @@ export class FakeHelix {
     };
   }
 
+  /**
+   * The next call matching method/path is recorded (status 0) and then neither handled nor
+   * answered: it changes nothing on Twitch, and its connection stays open until the client ends
+   * it (a process killed while its request was on the way). Resolves once it has come.
+   */
+  stallNext(rule: { method?: string; path?: string }): Promise<HelixCall> {
+    return new Promise((resolve) => this.#stalls.push({ ...rule, arrived: resolve }));
+  }
+
   /** The next `times` calls matching method/path answer with `status` (Twitch-style error body). */
   failNext(rule: FailureRule): void {
     this.#failures.push({ ...rule, times: rule.times ?? 1 });
@@ -607,6 +618,12 @@ export class FakeHelix {
     const match = /^(?:Bearer|OAuth)\s+(\S+)$/i.exec(auth);
     call.accessToken = match?.[1] ?? null;
     this.calls.push(call);
+    const stall = this.#stalls.findIndex((rule) => callMatches(rule, method, path));
+    if (stall !== -1) {
+      this.#stalls.splice(stall, 1)[0]!.arrived(call);
+      this.#waiters.check();
+      return;
+    }
 
     let status = 200;
     let body: unknown = undefined;

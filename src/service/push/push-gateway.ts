@@ -20,7 +20,8 @@ import { CLOSE_CODES } from './protocol.ts';
 import type { PushSource } from './push-source.ts';
 import { createSocketOutboxes } from './socket-outbox.ts';
 import { createStyleReads } from './style-reads.ts';
-import { createTokenRecheck, createUpgradeAdmission } from './upgrade-admission.ts';
+import { createTokenRecheck } from './token-recheck.ts';
+import { createUpgradeAdmission } from './upgrade-admission.ts';
 import type { AdmittedOverlay } from './upgrade-admission.ts';
 
 export interface PushGatewayOptions {

@@ -1,14 +1,12 @@
 // Which HTTP upgrades become overlay sockets (docs/push.md#address): the path names an overlay
 // by its token, the token names one, the host is not shutting down and the overlay has room for
 // another socket. Every other upgrade on an overlay socket path is refused with a plain HTTP
-// answer before any WebSocket handshake. An open socket's token is looked up again every
-// heartbeat (recheckTokens): one that no longer names its overlay is closed with 4004.
+// answer before any WebSocket handshake. (An open socket's token is looked up again every
+// heartbeat: token-recheck.ts.)
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
-import type { Channel } from './overlay-channels.ts';
-import { CLOSE_CODES } from './protocol.ts';
 import type { PushSource } from './push-source.ts';
 
 /** The overlay a token named, as `PushSource.findOverlayByToken` gives it. */
@@ -81,40 +79,6 @@ export function createUpgradeAdmission(options: UpgradeAdmissionOptions): Upgrad
       else refuseUpgrade(socket, 500, 'Server error.');
     });
     return true;
-  };
-}
-
-/**
- * Looks every open socket's token up again (each heartbeat): the store may have changed
- * underneath, with no event reaching this process (another process on the same database, a hand
- * edit). A socket whose token no longer names its overlay (deleted, or its token changed) is
- * closed with 4004, as one the page may no longer watch; its page reconnects, is refused with
- * 404 and says "Overlay not found". A round is skipped while the last one's lookups still run.
- */
-export function createTokenRecheck(options: {
-  source: PushSource;
-  channels: ReadonlyMap<number, Channel>;
-  isClosed(): boolean;
-  logger?: { error(obj: object, msg: string): void };
-}): () => void {
-  const { source, channels, isClosed, logger } = options;
-  let running = 0;
-  return function recheckTokens() {
-    if (running > 0 || isClosed()) return;
-    for (const channel of channels.values()) {
-      for (const token of new Set([...channel.clients].map((client) => client.token))) {
-        running++;
-        Promise.resolve(source.findOverlayByToken(token)).then((overlay) => {
-          if (overlay != null && overlay.id === channel.overlayId) return;
-          for (const client of channel.clients) {
-            if (client.token === token) client.socket.close(CLOSE_CODES.overlayGone, 'The overlay no longer exists.');
-          }
-        }, (error: unknown) => {
-          // The store failed: the sockets stay, and the next round asks again.
-          logger?.error({ err: error, overlayId: channel.overlayId }, 'overlay token recheck failed');
-        }).finally(() => { running--; });
-      }
-    }
   };
 }
 

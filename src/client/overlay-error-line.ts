@@ -1,6 +1,6 @@
 // An OverlayStyleError as one short line a person can read in chat: what to fix for a refusal,
 // what to wait for when the service is busy or away. No status codes, no stack, no URLs.
-import { STORE_UNWRITABLE_PREFIX } from '../service/http/error-response.ts';
+import { isStoreUnwritable } from './overlay-style-error.ts';
 import type { OverlayStyleError } from './overlay-style-error.ts';
 
 /** Longer lines are cut: a chat reply should stay one line. */
@@ -36,7 +36,7 @@ export function overlayErrorLine(error: OverlayStyleError): string {
   }
   if (error.status === 429) return `the overlay service is busy; try again in ${error.retryAfter ?? 60} s.`;
   // 503 of a database that cannot be written (full or read-only disk): only its operator can mend it.
-  if (error.status === 503 && error.message.startsWith(STORE_UNWRITABLE_PREFIX)) {
+  if (isStoreUnwritable(error)) {
     return 'the overlay service cannot save changes now; the streamer should check its log.';
   }
   // 503: another program holds the service's database; the write can simply be sent again.

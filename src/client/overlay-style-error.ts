@@ -1,6 +1,7 @@
 // The one error both overlay clients throw, so a plugin handles the bundled service and a
 // remote one alike: `status` is the HTTP status the service answered (or would answer, for the
 // in-process client), `errors` the 422 field errors, `retryAfter` the seconds a 429 or 503 asks for.
+import { STORE_UNWRITABLE_PREFIX } from '../service/http/error-response.ts';
 import type { FieldErrors, ServiceError } from '../service/types.ts';
 
 /**
@@ -100,6 +101,14 @@ export function wasLogged(error: OverlayStyleError): boolean {
  */
 export function isServiceSideError(error: OverlayStyleError): boolean {
   return error.kind !== 'service' || error.status >= 500 || error.status === 429 || error.status === 401 || error.status === 403;
+}
+
+/**
+ * The service's 503 for a database that cannot be written (full or read-only disk): unlike a
+ * database another program holds locked, only its operator can mend it.
+ */
+export function isStoreUnwritable(error: OverlayStyleError): boolean {
+  return error.kind === 'service' && error.status === 503 && error.message.startsWith(STORE_UNWRITABLE_PREFIX);
 }
 
 /**

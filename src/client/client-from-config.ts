@@ -4,8 +4,11 @@
 import { z } from 'zod';
 import type { Dispatcher } from 'undici';
 import { baseUrlProblem } from './base-url.ts';
-import { createHttpClient, isUserAgentText, MAX_TIMER_MS } from './http-client.ts';
+import { createHttpClient } from './http-client.ts';
 import type { HttpClientOptions } from './http-client.ts';
+import {
+  API_KEY_TEXT, isUserAgentText, MAX_RESPONSE_BYTES_LIMIT, MAX_RETRIES_LIMIT, MAX_TIMER_MS,
+} from './http-option-rules.ts';
 import { createInProcessClient } from './in-process-client.ts';
 import type { BundledOperations } from './in-process-client.ts';
 import type { OverlayStyleClient } from './overlay-style-client.ts';
@@ -22,14 +25,14 @@ export const overlayClientConfigSchema = z.discriminatedUnion('mode', [
       // The config error repeats the value it refuses, unless that could show a secret.
       if (problem !== undefined) check.addIssue({ code: 'custom', message: problem.message, input: problem.mayHoldSecret ? undefined : value });
     }),
-    apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'must be the API key token (visible characters, no spaces)'),
+    apiKey: z.string().regex(API_KEY_TEXT, 'must be the API key token (visible characters, no spaces)'),
     // The limits createHttpClient checks, so a mistake is a config error naming the key, not a
     // TypeError when the host starts.
     userAgent: z.string().refine(isUserAgentText, USER_AGENT_RULE).optional(),
     timeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
-    maxRetries: z.number().int().min(0).max(10).optional(),
+    maxRetries: z.number().int().min(0).max(MAX_RETRIES_LIMIT).optional(),
     maxRetryAfterMs: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
-    maxResponseBytes: z.number().int().min(1).max(2 ** 30).optional(),
+    maxResponseBytes: z.number().int().min(1).max(MAX_RESPONSE_BYTES_LIMIT).optional(),
   }),
 ]);
 

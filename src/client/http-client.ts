@@ -46,6 +46,9 @@ import {
   RETRYABLE_STATUSES,
 } from './retry-policy.ts';
 import { DEFAULT_USER_AGENT } from './user-agent.ts';
+import {
+  API_KEY_TEXT, integerOption, isUserAgentText, MAX_RESPONSE_BYTES_LIMIT, MAX_RETRIES_LIMIT, MAX_TIMER_MS,
+} from './http-option-rules.ts';
 
 export interface HttpClientOptions {
   /** The spec's {base_url}, API prefix included, e.g. `http://127.0.0.1:8080/api/v1`. */
@@ -144,29 +147,12 @@ class AttemptFailure {
   }
 }
 
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
-const HEADER_TEXT = /^[\x20-\x7e]+$/;
-/** Longest timer Node keeps (about 24.8 days): the longest timeout or wait an option may ask for. */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-/** Whether `value` can be the User-Agent header: printable ASCII, not only spaces. */
-export function isUserAgentText(value: unknown): value is string {
-  return typeof value === 'string' && HEADER_TEXT.test(value) && value.trim() !== '';
-}
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** How to trust a self-signed or private-CA certificate: Node's own way, for the whole process. */
 const UNTRUSTED_CERTIFICATE_HINT = ' (a self-signed certificate, or one of your own CA: start chatskin with the environment variable'
   + ' NODE_EXTRA_CA_CERTS naming a PEM file of that certificate or CA)';
 /** Longest a call waits for the calls before it (timeoutMs if shorter), then it goes anyway. */
 const MAX_HOLD_MS = 2_000;
-
-function integerOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new TypeError(`createHttpClient: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
-}
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -193,7 +179,7 @@ function parseJson(text: string): unknown {
 
 export function createHttpClient(options: HttpClientOptions): OverlayStyleClient {
   const endpoint = parseBaseUrl(options.baseUrl);
-  if (typeof options.apiKey !== 'string' || !VISIBLE_ASCII.test(options.apiKey)) {
+  if (typeof options.apiKey !== 'string' || !API_KEY_TEXT.test(options.apiKey)) {
     // Never echo the key itself.
     throw new TypeError('createHttpClient: apiKey must be a non-empty token of visible ASCII characters');
   }
@@ -202,9 +188,9 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     throw new TypeError('createHttpClient: userAgent must be a non-empty header value such as "MyTool/1.0"');
   }
   const timeoutMs = integerOption('timeoutMs', options.timeoutMs, 10_000, 1, MAX_TIMER_MS);
-  const maxResponseBytes = integerOption('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1, 2 ** 30);
+  const maxResponseBytes = integerOption('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1, MAX_RESPONSE_BYTES_LIMIT);
   const policy: RetryPolicy = {
-    maxRetries: integerOption('maxRetries', options.maxRetries, DEFAULT_RETRY_POLICY.maxRetries, 0, 10),
+    maxRetries: integerOption('maxRetries', options.maxRetries, DEFAULT_RETRY_POLICY.maxRetries, 0, MAX_RETRIES_LIMIT),
     maxRetryAfterMs: integerOption(
       'maxRetryAfterMs', options.maxRetryAfterMs, DEFAULT_RETRY_POLICY.maxRetryAfterMs, 0, MAX_TIMER_MS,
     ),

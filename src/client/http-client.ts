@@ -24,7 +24,6 @@
 // registerViewer, listPickableSkins and pickSkin have no endpoint in the spec: they reject at
 // once with an OverlayStyleError of kind `unsupported`, sending nothing.
 import { setTimeout as sleepMs } from 'node:timers/promises';
-import type { IncomingHttpHeaders } from 'node:http';
 import { getGlobalDispatcher } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
@@ -39,6 +38,8 @@ import {
   templateSettingsViewShape, templateUpdateResultShape, unlockDataShape, viewerSkinRefShape,
 } from './response-shapes.ts';
 import { CallLine } from './call-line.ts';
+import { AttemptFailure, describeCall, headerValue } from './http-call.ts';
+import type { Answer, Call } from './http-call.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import {
   backoffDelayMs, DEFAULT_RETRY_POLICY, isTlsFailureCode, isUntrustedCertificateCode, MAYBE_SENT_ERROR_CODES, NOT_SENT_ERROR_CODES,
@@ -109,43 +110,8 @@ function stateOfError(call: Call, error: OverlayStyleError): RemoteServiceState 
   return error.status >= 500 ? 'failing' : 'ok';
 }
 
-type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
-
-interface Call {
-  method: Method;
-  /** Path below the base URL, query included, already encoded. */
-  path: string;
-  /** JSON text, for writes. */
-  body?: string;
-  /** Whether the call may be sent again after a failure it may already have been processed in. */
-  idempotent: boolean;
-}
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-  /** An earlier attempt of the call may have been carried out, its answer lost: this one answers a repeat. */
-  afterLostAnswer?: boolean;
-}
-
 /** Answers of something between the client and the service (a proxy): the service may have done the request. */
 const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
-
-/** An attempt that produced no answer, and whether the request may have reached the service. */
-class AttemptFailure {
-  readonly error: OverlayStyleError;
-  readonly maybeSent: boolean;
-  readonly retryable: boolean;
-  /** What held the call up, for the retry's log line (the attempt knows it best). */
-  readonly reason: string;
-  constructor(error: OverlayStyleError, maybeSent: boolean, retryable: boolean, reason: string) {
-    this.error = error;
-    this.maybeSent = maybeSent;
-    this.retryable = retryable;
-    this.reason = reason;
-  }
-}
 
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** How to trust a self-signed or private-CA certificate: Node's own way, for the whole process. */
@@ -153,11 +119,6 @@ const UNTRUSTED_CERTIFICATE_HINT = ' (a self-signed certificate, or one of your 
   + ' NODE_EXTRA_CA_CERTS naming a PEM file of that certificate or CA)';
 /** Longest a call waits for the calls before it (timeoutMs if shorter), then it goes anyway. */
 const MAX_HOLD_MS = 2_000;
-
-function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function errorCode(error: unknown): string | undefined {
   // undici puts the code on the error; a socket error may sit one level down as the cause.
@@ -215,7 +176,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
   let loggedProblem: string | undefined;
 
   function describe(call: Call): string {
-    return `${call.method} ${endpoint.origin}${endpoint.basePath}${call.path}`;
+    return describeCall(endpoint, call);
   }
 
   async function attempt(call: Call): Promise<Answer> {

@@ -29,15 +29,18 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest } from './overlay-style-client.ts';
 import { parseBaseUrl } from './base-url.ts';
-import { fromServiceError, markLogged, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
+import { fromServiceError, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
 import { ServiceError } from '../service/types.ts';
-import { MESSAGES, STORE_UNWRITABLE_PREFIX } from '../service/http/error-response.ts';
 import { checkIdentifier, checkIdParam, encodeJsonBody, encodePathSegment } from './request-checks.ts';
 import {
   dataEnvelope, errorEnvelope, messageDataEnvelope, messageEnvelope, skinUpdateResultShape, skinViewShape,
   templateSettingsViewShape, templateUpdateResultShape, unlockDataShape, viewerSkinRefShape,
 } from './response-shapes.ts';
 import { CallLine } from './call-line.ts';
+import { OutageLog } from './outage-log.ts';
+import type { ClientLogger } from './outage-log.ts';
+import { stateOfError } from './remote-service-state.ts';
+import type { RemoteServiceState } from './remote-service-state.ts';
 import { AttemptFailure, describeCall, headerValue } from './http-call.ts';
 import type { Answer, Call } from './http-call.ts';
 import type { RetryPolicy } from './retry-policy.ts';
@@ -76,38 +79,9 @@ export interface HttpClientOptions {
    * once (a refused key, premium off, no answer, ...), with what to do, until the service answers a
    * call for itself again (`error` where a person must mend it, else `warn`): the host logs them.
    */
-  logger?: { warn(details: object, message: string): void; error?(details: object, message: string): void };
+  logger?: ClientLogger;
   /** Told how each attempt ended, as the service's state (the host's /healthz shows the last). */
   onAttempt?: (state: RemoteServiceState) => void;
-}
-
-/**
- * How the remote service answered the last attempt: `ok` (any answer of its own but those below:
- * a 404 or a 422 is the service working), `rate-limited` (429), `key-refused` (401),
- * `access-refused` (403 to the key itself: premium inactive on its account, or the User-Agent
- * refused), `failing` (5xx), `unreachable` (no answer: refused, reset, timed out; or an answer
- * that is not the service's: a redirect, a body that is not its JSON, such as a proxy's HTML page).
- */
-export type RemoteServiceState = 'ok' | 'rate-limited' | 'key-refused' | 'access-refused' | 'failing' | 'unreachable';
-
-/**
- * A 403 that refuses the request, not the key: editing a global skin (PUT /skins/{id}), the one
- * operation of the spec's the service forbids for what it asks. Any other 403 (premium inactive,
- * the User-Agent refused) refuses every call alike.
- */
-function isRequestRefusal403(call: Call, error: OverlayStyleError): boolean {
-  return call.method === 'PUT' && call.path.startsWith('/skins/')
-    && error.message !== MESSAGES.premiumRequired && error.message !== MESSAGES.edgeFilter;
-}
-
-/** The state an error answer (not 2xx) shows, given the error it was read as. */
-function stateOfError(call: Call, error: OverlayStyleError): RemoteServiceState {
-  // Something other than the service answered (a redirect, a page that is not its JSON).
-  if (error.kind !== 'service') return 'unreachable';
-  if (error.status === 401) return 'key-refused';
-  if (error.status === 403 && !isRequestRefusal403(call, error)) return 'access-refused';
-  if (error.status === 429) return 'rate-limited';
-  return error.status >= 500 ? 'failing' : 'ok';
 }
 
 /** Answers of something between the client and the service (a proxy): the service may have done the request. */
@@ -172,8 +146,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
   let calls = 0;
   /** The last 429, whose message a call refused in line carries. */
   let lastRateLimit: OverlayStyleError | undefined;
-  /** The outage last logged (see problemOf), until the service answers a call again: not logged again. */
-  let loggedProblem: string | undefined;
+  const outages = new OutageLog(endpoint, options.logger);
 
   function describe(call: Call): string {
     return describeCall(endpoint, call);
@@ -289,84 +262,6 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     });
   }
 
-  /**
-   * The outage a call's final error belongs to, and the log line saying what to do about it
-   * (`error`: only the streamer or the service's operator can mend it; `warn`: it may pass); none
-   * for a refusal of the request itself (404, 422), which is the service working.
-   */
-  function problemOf(call: Call, error: OverlayStyleError): { key: string; level: 'error' | 'warn'; message: string } | undefined {
-    const service = `the overlay service at ${endpoint.origin}${endpoint.basePath}`;
-    if (error.kind === 'unsupported') return undefined;
-    if (error.kind === 'timeout' || error.kind === 'network') {
-      return { key: 'unreachable', level: 'warn', message: `${service} is not answering: commands that use it fail until it does; check that it runs and that this host can reach it` };
-    }
-    if (error.kind === 'tls') return { key: 'tls', level: 'error', message: `${service} cannot be reached securely: ${error.message}` };
-    if (error.kind !== 'service') {
-      return {
-        key: 'not-the-service', level: 'error',
-        message: `${service} did not answer as the overlay API does (a redirect, or a page that is not its JSON): every call fails until `
-          + 'service.baseUrl is the API base URL with its prefix (e.g. http://host:port/api/v1) and nothing in between (a proxy) answers in its place',
-      };
-    }
-    switch (stateOfError(call, error)) {
-      case 'key-refused':
-        return {
-          key: 'key-refused', level: 'error',
-          message: `${service} refused the API key (401): every call fails until service.apiKey is a key the service accepts `
-            + '(create one there, e.g. `chatskin keys create` on a chatskin service) and chatskin is restarted',
-        };
-      case 'access-refused':
-        return {
-          key: `access-refused ${error.message}`, level: 'error',
-          message: `${service} refused the bot's access (403): "${error.message}" Every call fails until that is mended: premium active on `
-            + 'the account that owns service.apiKey (`chatskin premium on LOGIN` on a chatskin service), or a service.userAgent it accepts',
-        };
-      case 'rate-limited':
-        return {
-          key: 'rate-limited', level: 'warn',
-          message: `${service} is rate limiting the bot (429): commands answer that it is busy until it lets calls through again `
-            + '(30 requests a minute per key, shared by every plugin and by anything else using the key)',
-        };
-      case 'failing':
-        if (error.status === 503 && error.message.startsWith(STORE_UNWRITABLE_PREFIX)) {
-          return {
-            key: 'store-unwritable', level: 'error',
-            message: `${service} cannot save changes (503): "${error.message}" Changes fail until its operator mends its database`,
-          };
-        }
-        return { key: `failing ${error.status}`, level: 'warn', message: `${service} is failing (${error.status}): commands that use it fail until it recovers; its log says why` };
-      default:
-        return undefined;
-    }
-  }
-
-  /**
-   * Logs a call's final error once per outage: every call fails alike until it passes or someone
-   * mends it, so the log says it once, with what to do, and marks the error as said (wasLogged),
-   * so a caller does not log it again per command.
-   */
-  function reportFailure(call: Call, error: OverlayStyleError): void {
-    const logger = options.logger;
-    const problem = problemOf(call, error);
-    if (problem === undefined) {
-      // The service answered for itself (a 404, a 422): it is working.
-      reportWorking();
-      return;
-    }
-    if (logger === undefined) return;
-    markLogged(error);
-    if (problem.key === loggedProblem) return;
-    loggedProblem = problem.key;
-    const details = { call: describe(call), status: error.status, err: error };
-    if (problem.level === 'error' && logger.error) logger.error(details, problem.message);
-    else logger.warn(details, problem.message);
-  }
-
-  /** The service answered a call for itself: the next outage is logged again. */
-  function reportWorking(): void {
-    loggedProblem = undefined;
-  }
-
   function logWait(call: Call, waitMs: number, reason: string): void {
     options.logger?.warn({ call: describe(call), waitMs, reason }, `overlay service call held up, ${reason}: trying again in ${waitMs} ms`);
   }
@@ -472,7 +367,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     try {
       return await sendAndRead(call, shape);
     } catch (error) {
-      if (error instanceof OverlayStyleError) reportFailure(call, error);
+      if (error instanceof OverlayStyleError) outages.failed(call, error);
       throw error;
     }
   }
@@ -482,7 +377,7 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     const parsed = shape.safeParse(parseJson(answer.text));
     // A 2xx that is not the spec's envelope is something else's page (a proxy's), not the service.
     options.onAttempt?.(parsed.success ? 'ok' : 'unreachable');
-    if (parsed.success) reportWorking();
+    if (parsed.success) outages.working();
     if (!parsed.success) {
       throw new OverlayStyleError({
         status: answer.status,

@@ -2,7 +2,7 @@
 // built yet (during start) are left out; problems' wording stays in the logs, not on an
 // unauthenticated route.
 import type { RedemptionsStatus, TwitchRedemptions } from '../adapters/redemptions/index.ts';
-import type { RemoteServiceState } from '../client/http-client.ts';
+import type { RemoteServiceState } from '../client/remote-service-state.ts';
 import type { Host } from '../host/index.ts';
 import type { SqliteStore } from '../service/store/sqlite-store.ts';
 import type { StartedTransports } from './chat-transports.ts';

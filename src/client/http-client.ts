@@ -27,15 +27,13 @@ import { setTimeout as sleepMs } from 'node:timers/promises';
 import { getGlobalDispatcher } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import type { OverlayStyleClient, SettingsPatch, SkinGrantRequest, UpdateTemplateRequest } from './overlay-style-client.ts';
+import type { OverlayStyleClient } from './overlay-style-client.ts';
 import { parseBaseUrl } from './base-url.ts';
 import { fromServiceError, OverlayStyleError, unsupportedByRemote } from './overlay-style-error.ts';
 import { ServiceError } from '../service/types.ts';
-import { checkIdentifier, checkIdParam, encodeJsonBody, encodePathSegment } from './request-checks.ts';
-import {
-  dataEnvelope, errorEnvelope, messageDataEnvelope, messageEnvelope, skinUpdateResultShape, skinViewShape,
-  templateSettingsViewShape, templateUpdateResultShape, unlockDataShape, viewerSkinRefShape,
-} from './response-shapes.ts';
+import { errorEnvelope } from './response-shapes.ts';
+import { operationRequests } from './operation-requests.ts';
+import type { OperationRequest } from './operation-requests.ts';
 import { CallLine } from './call-line.ts';
 import { OutageLog } from './outage-log.ts';
 import type { ClientLogger } from './outage-log.ts';
@@ -389,62 +387,27 @@ export function createHttpClient(options: HttpClientOptions): OverlayStyleClient
     return { status: answer.status, body: parsed.data, afterLostAnswer: answer.afterLostAnswer === true };
   }
 
-  /** Runs the local checks and the request; a local refusal becomes the error the API would answer. */
-  async function run<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Builds the operation's request (its local checks) and sends it; a local refusal becomes the
+   * error the API would answer.
+   */
+  async function perform<S extends z.ZodType, R>(build: () => OperationRequest<S, R>): Promise<R> {
     try {
-      return await work();
+      const request = build();
+      return request.result(await sendFor(request.call, request.shape));
     } catch (error) {
       throw error instanceof ServiceError ? fromServiceError(error) : error;
     }
   }
 
-  const presetQuery = (presetId: number | undefined): string => {
-    const id = checkIdParam('preset_id', presetId);
-    return id === undefined ? '' : `?preset_id=${id}`;
-  };
-
   return {
-    getTemplate: (presetId?: number) => run(async () => {
-      const call: Call = { method: 'GET', path: `/template${presetQuery(presetId)}`, idempotent: true };
-      return (await sendFor(call, dataEnvelope(templateSettingsViewShape))).body.data;
-    }),
-
-    updateTemplate: (request: UpdateTemplateRequest) => run(async () => {
-      const call: Call = { method: 'PUT', path: '/template', body: encodeJsonBody(request), idempotent: true };
-      return (await sendFor(call, messageDataEnvelope(templateUpdateResultShape))).body.data;
-    }),
-
-    listSkins: (presetId?: number) => run(async () => {
-      const call: Call = { method: 'GET', path: `/skins${presetQuery(presetId)}`, idempotent: true };
-      return (await sendFor(call, dataEnvelope(skinViewShape.array()))).body.data;
-    }),
-
-    updateSkin: (skinId: number, values: SettingsPatch) => run(async () => {
-      const id = checkIdParam('skin_id', skinId)!;
-      const call: Call = { method: 'PUT', path: `/skins/${id}`, body: encodeJsonBody({ values }), idempotent: true };
-      return (await sendFor(call, messageDataEnvelope(skinUpdateResultShape))).body.data;
-    }),
-
-    unlockSkin: (request: SkinGrantRequest) => run(async () => {
-      const call: Call = { method: 'POST', path: '/viewers/unlock-skin', body: encodeJsonBody(request), idempotent: true };
-      const { status, body, afterLostAnswer } = await sendFor(call, messageDataEnvelope(unlockDataShape));
-      const created = status === 201;
-      // "Already held" in answer to a repeat may be the grant the lost attempt made.
-      return { created, ...body.data, ...(!created && afterLostAnswer ? { afterLostAnswer: true as const } : {}) };
-    }),
-
-    revokeSkin: (request: SkinGrantRequest) => run(async () => {
-      const call: Call = {
-        method: 'DELETE', path: '/viewers/unlock-skin', body: encodeJsonBody(request), idempotent: false,
-      };
-      await sendFor(call, messageEnvelope);
-    }),
-
-    listViewerSkins: (identifier: string) => run(async () => {
-      const segment = encodePathSegment(checkIdentifier(identifier));
-      const call: Call = { method: 'GET', path: `/viewers/${segment}/skins`, idempotent: true };
-      return (await sendFor(call, dataEnvelope(viewerSkinRefShape.array()))).body.data;
-    }),
+    getTemplate: (presetId) => perform(() => operationRequests.getTemplate(presetId)),
+    updateTemplate: (request) => perform(() => operationRequests.updateTemplate(request)),
+    listSkins: (presetId) => perform(() => operationRequests.listSkins(presetId)),
+    updateSkin: (skinId, values) => perform(() => operationRequests.updateSkin(skinId, values)),
+    unlockSkin: (request) => perform(() => operationRequests.unlockSkin(request)),
+    revokeSkin: (request) => perform(() => operationRequests.revokeSkin(request)),
+    listViewerSkins: (identifier) => perform(() => operationRequests.listViewerSkins(identifier)),
 
     registerViewer: () => Promise.reject(unsupportedByRemote('registerViewer')),
     listPickableSkins: () => Promise.reject(unsupportedByRemote('listPickableSkins')),

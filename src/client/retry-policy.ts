@@ -103,3 +103,9 @@ export function parseRetryAfterMs(header: string | undefined, nowMs: number): nu
   if (Number.isNaN(date) || !/[a-z]/i.test(value)) return undefined;
   return Math.max(0, date - nowMs);
 }
+
+/**
+ * Answers of something between the client and the service (a proxy, 502 and 504): the service
+ * may have done the request, its answer lost on the way back.
+ */
+export const LOST_ANSWER_STATUSES: ReadonlySet<number> = new Set([502, 504]);

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import { normalizeChannel } from '../../host/chat-transport.ts';
 import { ReconnectAttempts } from './reconnect-attempts.ts';
+import { joinAtEveryLogin } from './tmi-client.ts';
 import type { ReconnectBackoff } from './reconnect-backoff.ts';
 import { TwitchChatError } from './twitch-chat-error.ts';
 import type { TwitchChatState } from './twitch-chat-transport.ts';
@@ -135,13 +136,15 @@ export function createChannelJoins(options: ChannelJoinsOptions): ChannelJoins {
     },
 
     // The bot never parts a channel itself: a PART of its own is Twitch's doing, whatever the
-    // reason, and tmi.js does not rejoin until the next connection, so this does. (tmi.js also
-    // strikes the channel from its `opts.channels` only when given with "#"; these have none, so
-    // the next connection still joins it.)
+    // reason, and tmi.js does not rejoin until the next connection, so this does. tmi.js also
+    // strikes the channel off those it joins at a login: put back, so that a connection made
+    // before the rejoin joins it with the others, not only once the join watch finds it missing.
     onPart(rawChannel, _login, self) {
       if (!self) return;
       const channel = normalizeChannel(rawChannel);
       joined.delete(channel);
+      const current = client();
+      if (current !== null && channels.includes(channel)) joinAtEveryLogin(current, channel);
       if (!stopping() && state() === 'connected' && channels.includes(channel)) scheduleRejoin(channel, 'Twitch parted the bot');
     },
 

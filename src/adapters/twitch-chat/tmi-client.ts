@@ -61,3 +61,14 @@ export function abandonTmiClient(client: tmi.Client): void {
   if (timers.pingTimeout) clearTimeout(timers.pingTimeout);
   client.disconnect().catch(() => {});
 }
+
+/**
+ * Keeps `channel` among those tmi.js joins at each login of `client`. tmi.js strikes a channel
+ * the server parts it from off that list (its `opts.channels`, to which its constructor gave a
+ * "#"), so a connection made before the rejoin would not join it with the others.
+ */
+export function joinAtEveryLogin(client: tmi.Client, channel: string): void {
+  const joinedAtLogin = client.getOptions().channels;
+  const name = `#${channel}`;
+  if (joinedAtLogin !== undefined && !joinedAtLogin.includes(name)) joinedAtLogin.push(name);
+}

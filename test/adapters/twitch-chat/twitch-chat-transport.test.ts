@@ -553,6 +553,24 @@ describe('Twitch chat transport: a server that hangs, drops, parts or refuses', 
     await irc.waitForPrivmsg((line) => line.text === 'joined after all');
   });
 
+  it('joins a channel Twitch had parted it from on the next connection, with the others, not only once the join watch runs', async () => {
+    const OTHER = 'otherchannel';
+    // A join watch far longer than the test: only the new connection's own joins can bring it back.
+    const { transport, logs } = twitchChat({ channels: [CHANNEL, OTHER], joinWatchMs: 60_000, joinIntervalMs: 50 });
+    await transport.start();
+    await expect.poll(() => [...transport.joinedChannels].sort()).toEqual([OTHER, CHANNEL]);
+    // Parted, and its rejoin refused (suspended for a while): the connection drops meanwhile.
+    irc.suspendedChannels.add(OTHER);
+    irc.partChannel(OTHER, BOT);
+    await expect.poll(() => logs.entries.some((entry) => entry.msg?.startsWith(`Twitch chat is not in #${OTHER} (This channel`)), { timeout: 5_000 }).toBe(true);
+    irc.suspendedChannels.delete(OTHER);
+    const mark = irc.joins.length;
+    irc.dropAllConnections();
+    await irc.waitForJoin(CHANNEL, { since: mark, login: BOT, timeoutMs: 5_000 });
+    await irc.waitForJoin(OTHER, { since: mark, login: BOT, timeoutMs: 3_000 });
+    await expect.poll(() => [...transport.joinedChannels].sort()).toEqual([OTHER, CHANNEL]);
+  });
+
   it('rejoins after the first delay again once the channel has stayed joined long enough', async () => {
     const { logs } = await connected({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 }, stableAfterMs: 1_000 });
     const partAndRejoin = async () => {

@@ -1,9 +1,18 @@
 // A bot that joins more channels than the account's own (real tmi.js against the fake Twitch
 // chat): roles count only in the account's channel, so a moderator or the broadcaster of another
 // channel cannot restyle this account's overlay, and other channels' chat stays off the overlay.
-import { describe, expect, it } from 'vitest';
+// A channel listed twice (in other case) is joined once, a suspended one does not keep the others
+// from being served, and each channel's replies are paced by the bot's status there.
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { twitchHostConfig } from './twitch-host-config.ts';
+import { BOT } from './twitch-host.ts';
 import { watchedTwitchHostForSuite } from './watched-twitch-host.ts';
+import { startChatskin } from '../../src/runtime/start-chatskin.ts';
+import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { ServerFrame } from '../../src/service/push/protocol.ts';
+import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
+import type { Badges } from '../fakes/fake-twitch-irc.ts';
 
 const ALICE_MOD = { login: 'alicemod', mod: true };
 const BOB_MOD = { login: 'bobmod', mod: true };
@@ -49,5 +58,50 @@ describe('host joined to another channel besides its own (real tmi.js against th
     // Lines are handled in order: once alice's line is shown, bob's was handled.
     await world.overlay.waitFor(isChat('only in alice'), from);
     expect(world.overlay.frames.slice(from).some(isChat('only in bob'))).toBe(false);
+  });
+});
+
+describe('host joined to several channels, one listed twice in other case and one suspended (real tmi.js against the fake server)', () => {
+  let irc: FakeTwitchIrc;
+  let running: RunningChatskin;
+  beforeAll(async () => {
+    // The bot moderates #alice only: its lines there go unpaced, those to #bob 1 s apart.
+    irc = await FakeTwitchIrc.start({ rateLimits: true, userBadges: (login, channel): Badges => (login === BOT && channel === 'alice' ? { moderator: '1' } : {}) });
+    irc.suspendedChannels.add('carol');
+    const config = twitchHostConfig(irc, 'chatskin-channels-suspended-', {}, { channels: ['alice', 'carol', 'BOB', 'bob', 'Alice'] });
+    running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null });
+    await irc.waitForJoin('alice');
+    await irc.waitForJoin('bob');
+  });
+  afterAll(async () => {
+    await running?.close();
+    await irc?.close();
+  });
+
+  it('joins each channel once, and answers in each served channel while the suspended one is refused', async () => {
+    const since = irc.privmsgs.length;
+    irc.sendPrivmsg('#bob', { login: 'bob_viewer' }, '!skins');
+    irc.sendPrivmsg('#alice', { login: 'alice_viewer' }, '!skins');
+    await irc.waitForPrivmsg((m) => m.login === BOT && m.channel === '#bob' && m.text.startsWith('@bob_viewer '), { since });
+    await irc.waitForPrivmsg((m) => m.login === BOT && m.channel === '#alice' && m.text.startsWith('@alice_viewer '), { since });
+    const joins = irc.sent.filter((line) => line.message.command === 'JOIN').map((line) => line.message.params[0]);
+    expect(joins.filter((channel) => channel === '#alice')).toHaveLength(1);
+    expect(joins.filter((channel) => channel === '#bob')).toHaveLength(1);
+    expect(running.transports.twitch!.joinedChannels.toSorted()).toEqual(['alice', 'bob']);
+  });
+
+  it("paces each channel by the bot's status there (its USERSTATE): unpaced where it moderates, 1 s apart elsewhere", async () => {
+    const since = irc.privmsgs.length;
+    const outcomes = await Promise.all([
+      ...['a1', 'a2', 'a3'].map((text) => running.host.say('alice', text)),
+      ...['b1', 'b2'].map((text) => running.host.say('#BOB', text)),
+    ]);
+    expect(outcomes.every((outcome) => outcome.status === 'sent')).toBe(true);
+    const b2 = await irc.waitForPrivmsg((m) => m.text === 'b2', { since });
+    const lines = irc.privmsgs.slice(since).filter((m) => m.login === BOT);
+    expect(lines.every((m) => m.refused === null)).toBe(true);
+    const at = (text: string) => lines.find((m) => m.text === text)!.at;
+    expect(at('a3') - at('a1')).toBeLessThan(1_000);
+    expect(b2.at - at('b1')).toBeGreaterThanOrEqual(1_000);
   });
 });

@@ -50,6 +50,17 @@ describe('host joined to another channel besides its own (real tmi.js against th
     expect(answer.channel).toBe('#bob');
   });
 
+  it("counts a command's cooldowns across the channels: a listing in one holds the chatter's next in another", async () => {
+    // Past the 3 s that any earlier listing holds !skins for everyone.
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
+    const since = world.irc.privmsgs.length;
+    world.irc.sendPrivmsg('#bob', { login: 'crosser' }, '!skins');
+    await world.irc.waitForPrivmsg((m) => m.login === 'chatskinbot' && m.channel === '#bob' && m.text.startsWith('@crosser '), { since });
+    world.irc.sendPrivmsg('#alice', { login: 'crosser' }, '!skins');
+    const notice = await world.irc.waitForPrivmsg((m) => m.login === 'chatskinbot' && m.channel === '#alice' && m.text.startsWith('@crosser '), { since });
+    expect(notice.text).toMatch(/^@crosser !skins is cooling down, try again in (29|30) s\.$/);
+  });
+
   it("keeps the other channel's chat off the overlay", async () => {
     const from = world.overlay.frames.length;
     world.irc.sendPrivmsg('#bob', { login: 'bobfan' }, 'only in bob');

@@ -25,9 +25,28 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   // awaited) went to Node's default handler, which printed it raw (unscrubbed) and crashed.
   let started: RunningChatskin | undefined;
   handleProcessFaults({ logger, stop: () => started?.close() ?? Promise.resolve() });
-  const running = await startChatskin(config, { logger });
+  const starting = startChatskin(config, { logger });
+  // Installed before anything has started, not once the URLs print: a signal while the database
+  // migrates or the plugins set up (or the instant the URLs print, before the next line ran) met
+  // Node's default and killed the process with no graceful stop. One then lets the start finish
+  // and stops what it started; a second exits at once. A start that fails is reported and exits 1
+  // by itself (src/main.ts): the stop is left pending, so it neither exits 0 nor cuts that short.
+  let stopping = false;
+  handleShutdownSignals(async () => {
+    stopping = true;
+    const running = await starting.catch(() => new Promise<never>(() => {}));
+    await running.close();
+  }, { logger });
+  const running = await starting;
   started = running;
-  const overlays = await running.service.listOverlays(running.account.id);
+  // Stopped while starting: the stop under way closes it; there are no URLs to open.
+  if (stopping) return;
+  // A stop that came meanwhile may close the database under this read: not an error to report.
+  const overlays = await running.service.listOverlays(running.account.id).catch((error: unknown) => {
+    if (stopping) return null;
+    throw error;
+  });
+  if (overlays === null || stopping) return;
   const lines = [
     `chatskin is running for channel "${running.account.login}"`,
     `  API:     ${running.apiUrl}`,
@@ -48,7 +67,6 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
       .map((p) => scrubText(`  Plugin ${p.name} is off: ${p.error} (plugins.${p.name} in ${resolve(resolveConfigPath(options.config))})`, secrets)),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  handleShutdownSignals(() => running.close(), { logger });
   if (config.service.mode === 'remote') {
     // After the URLs, so a slow or absent remote does not hold them back.
     const line = await checkRemoteService(running.overlayClient, logger.child({ component: 'overlay-client' }));

@@ -37,7 +37,7 @@ browser source (/overlay/TOKEN), its live push WebSocket, the bot with its
 plugins, Twitch chat when configured, and the local chat (on unless
 localChat.enabled is false, beside Twitch chat too). Prints the URLs, the
 local chat's browser page (/local/chat/say) among them.
-GET /healthz answers 200 once ready. SIGINT/SIGTERM shut down gracefully.
+GET /healthz answers 200 once ready. SIGINT/SIGTERM/SIGHUP shut down gracefully.
 An address it cannot listen on (port in use, a port below 1024 without the
 rights, a host that is not this machine's) stops it with exit code 1 and a
 line naming the address, http.host or http.port, and the config file.

@@ -1,4 +1,4 @@
-// chatskin start: runs the host until SIGINT/SIGTERM.
+// chatskin start: runs the host until SIGINT/SIGTERM/SIGHUP.
 import { resolve } from 'node:path';
 import type { CliOptions } from '../main.ts';
 import { configSecrets, resolveConfigPath } from '../config/index.ts';
@@ -36,7 +36,11 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
     stopping = true;
     const running = await starting.catch(() => new Promise<never>(() => {}));
     await running.close();
-  }, { logger });
+  }, {
+    // SIGHUP too: a terminal that closes sends it, and Node's default ended the process on the
+    // spot (commands under way cut off). Nothing is reloaded on it; it is a stop like the others.
+    logger, signals: ['SIGINT', 'SIGTERM', 'SIGHUP'],
+  });
   const running = await starting;
   started = running;
   // Stopped while starting: the stop under way closes it; there are no URLs to open.

@@ -1,8 +1,9 @@
 // Signals to `chatskin start` outside the steady state: while it is still starting (a plugin's
-// setup under way, before the URLs print) and the instant the URLs print. Each is a graceful stop with exit code 0, and the next start on the same database
-// works at once (no lock left behind).
+// setup under way, before the URLs print), the instant the URLs print, and SIGHUP (what a terminal
+// that closes sends). One signal is a graceful stop with exit code 0, two exit 1 at once; either
+// way the next start on the same database works at once (no lock left behind).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAIN, startHost, tempWorkspace } from './cli-process.ts';
@@ -96,6 +97,16 @@ describe('chatskin start signalled while it starts', () => {
       expect({ round, code: exit.code, signal: exit.signal }).toEqual({ round, code: 0, signal: null });
       expect(exit.stderr).toContain('"msg":"shut down"');
     }
+    await startsAgain(config, dir);
+  });
+});
+
+describe('chatskin start and SIGHUP (the terminal it runs in closed)', () => {
+  it('stops gracefully, exit 0, and the next start works', async () => {
+    const { dir, config } = infoWorkspace();
+    const host = await startHost(config, { cwd: dir });
+    expect(await host.stop('SIGHUP')).toBe(0);
+    expect(host.stderr()).toMatch(/"signal":"SIGHUP","msg":"shutting down"/);
     await startsAgain(config, dir);
   });
 });

@@ -44,7 +44,7 @@ export interface RunningChatskin {
   transports: StartedTransports;
   /** Channel-point redemptions (EventSub + Helix); idle, with the reason in its status, without Twitch. */
   redemptions: TwitchRedemptions;
-  /** Graceful stop: no new chat, in-flight work finished, sockets and database closed. Idempotent. */
+  /** Graceful stop: no new chat, in-flight work finished, sockets and database closed. Idempotent: every call resolves once that stop is done. */
   close(): Promise<void>;
 }
 
@@ -159,9 +159,12 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     parts.redemptions = redemptions;
 
     const baseUrl = publicBaseUrl(config, port);
+    // One stop, however many ask: a second caller (a signal during the stop an uncaught exception
+    // began) found the steps already taken and resolved at once, and its exit cut the first short.
+    let closing: Promise<void> | undefined;
     return {
       baseUrl, apiUrl: `${baseUrl}${config.api.prefix}`, port, account, service, gateway, host, overlayClient, transports, redemptions,
-      close: runCleanups,
+      close: () => (closing ??= runCleanups()),
     };
   } catch (error) {
     await runCleanups();

@@ -103,4 +103,22 @@ describe('chatskin close() while a command is under way', () => {
     await cut;
     await expect(running.service.getTemplate(running.account.id)).rejects.toThrow(/closed/);
   });
+
+  it('a second close() while one is under way (a signal during the stop after an uncaught exception) waits for the same stop', async () => {
+    const config = hostConfig('chatskin-stop-twice-', 'streamer', { pluginDirs: [folders.dir], plugins: { slowpoke: {} } });
+    const stdin = new PassThrough();
+    let printed = '';
+    const running = await startChatskin(config, {
+      logger: pino({ level: 'silent' }), stdin, stdout: { write: (text: string) => { printed += text; } },
+    });
+    const started = flags.chatskinSlowpokeStarted ?? 0;
+    stdin.write('/mod !slowpoke\n');
+    await expect.poll(() => flags.chatskinSlowpokeStarted).toBe(started + 1);
+    const first = running.close();
+    await running.close();
+    // The second one resolved only once the stop was done: the command's reply is out, the database closed.
+    expect(printed).toMatch(/slow restyle done/);
+    await expect(running.service.getTemplate(running.account.id)).rejects.toThrow(/closed/);
+    await first;
+  });
 });

@@ -44,6 +44,12 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
   const twitch = config.twitch.enabled
     ? createTwitchChatTransport(twitchChatOptionsFromConfig(config.twitch), logger)
     : null;
+  // The overlay shows channel.login's chat and only its roles restyle it: a channel list without
+  // it (twitch.channels: [bob]) leaves the overlay without chat, which nothing else would say.
+  if (config.twitch.enabled && !config.twitch.channels.some((channel) => normalizeChannel(channel) === normalizeChannel(config.channel.login))) {
+    logger.warn({ channels: config.twitch.channels, channel: config.channel.login },
+      `twitch.channels leaves out channel.login (${config.channel.login}): its chat is not read, so the overlay shows no chat and its moderators cannot use the commands; add it to twitch.channels`);
+  }
   const local = config.localChat.enabled
     ? createLocalChatTransport({
       channel: config.channel.login,

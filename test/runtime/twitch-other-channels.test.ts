@@ -12,6 +12,7 @@ import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { ServerFrame } from '../../src/service/push/protocol.ts';
 import { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
+import { captureLogs, LEVEL } from '../host/log-capture.ts';
 import type { Badges } from '../fakes/fake-twitch-irc.ts';
 
 const ALICE_MOD = { login: 'alicemod', mod: true };
@@ -114,5 +115,32 @@ describe('host joined to several channels, one listed twice in other case and on
     const at = (text: string) => lines.find((m) => m.text === text)!.at;
     expect(at('a3') - at('a1')).toBeLessThan(1_000);
     expect(b2.at - at('b1')).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
+describe('a channel list that leaves out the account\'s own channel', () => {
+  let irc: FakeTwitchIrc;
+  let running: RunningChatskin | undefined;
+  afterAll(async () => {
+    await running?.close();
+    await irc?.close();
+  });
+
+  it('says at start that the overlay will show no chat, and what to add', async () => {
+    irc = await FakeTwitchIrc.start();
+    const logs = captureLogs();
+    running = await startChatskin(twitchHostConfig(irc, 'chatskin-channels-without-own-', {}, { channels: ['bob'] }), { logger: logs.logger, stdin: null });
+    const warning = logs.entries.find((entry) => entry.level === LEVEL.warn && /twitch\.channels leaves out channel\.login/.test(entry.msg ?? ''));
+    expect(warning?.msg).toBe('twitch.channels leaves out channel.login (alice): its chat is not read, so the overlay shows no chat and its moderators cannot use the commands; add it to twitch.channels');
+  });
+
+  it('says nothing of the kind when the list holds it, in any case', async () => {
+    const logs = captureLogs();
+    const other = await startChatskin(twitchHostConfig(irc, 'chatskin-channels-with-own-', {}, { channels: ['bob', 'Alice'] }), { logger: logs.logger, stdin: null });
+    try {
+      expect(logs.lines.join('')).not.toMatch(/leaves out channel\.login/);
+    } finally {
+      await other.close();
+    }
   });
 });

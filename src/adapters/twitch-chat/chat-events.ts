@@ -54,8 +54,11 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
     if (tags['message-type'] === 'whisper') return;
     const channel = normalizeChannel(rawChannel);
     if (!channels.includes(channel)) return;
-    // The bot's account chatting from elsewhere counts as the bot too: never answer yourself.
-    listeners.emit({ type: 'message', channel, text, tags: tags as ChatTags, self: self || isOwnLogin(tags.username) });
+    // The bot's account chatting from elsewhere counts as the bot too: never answer yourself. But in
+    // its own channel that account is the broadcaster typing (the bot and the channel may be one
+    // account, docs/twitch-setup.md), whose commands run; tmi.js's `self` still marks the bot's lines.
+    const ownAccountElsewhere = isOwnLogin(tags.username) && channel !== identity?.login;
+    listeners.emit({ type: 'message', channel, text, tags: tags as ChatTags, self: self || ownAccountElsewhere });
   };
 
   /** `text`: the bot's line this USERSTATE accepted (it carries the new message's id), paired when it came. */

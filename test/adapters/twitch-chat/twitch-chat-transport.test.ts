@@ -130,6 +130,12 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect((await recorder.next('message', (event) => event.tags.id === own.id)).self).toBe(true);
   });
 
+  it("does not mark as self the lines of a bot account that is the channel's own (the broadcaster typing on another client)", async () => {
+    const { recorder } = await connected({ identity: { login: CHANNEL, token: `oauth:${TOKEN}` } });
+    const typed = irc.sendPrivmsg(CHANNEL, { login: CHANNEL, broadcaster: true }, '!ping');
+    expect((await recorder.next('message', (event) => event.tags.id === typed.id)).self).toBe(false);
+  });
+
   it('turns deletions, timeouts, bans and a cleared chat into events', async () => {
     const { recorder } = await connected();
     irc.deleteMessage(CHANNEL, { login: 'troll', targetMsgId: 'abc-123', text: 'bad words' });

@@ -115,7 +115,7 @@ const COLOR_FUNCTION = /\b(?:rgba?|hsla?)\([^()]*\)/g;
 function withHexColorFunctions(text: string): string {
   return text.replace(COLOR_FUNCTION, (call) => {
     const color = colorFunction(call);
-    if (color === undefined) throw new GradientRefusal(`"${call.length > 40 ? `${call.slice(0, 40)}…` : call}" is not a colour`);
+    if (color === undefined) throw new GradientRefusal(`"${excerpt(call)}" is not a colour`);
     return color;
   });
 }
@@ -329,13 +329,13 @@ function stopColor(node: ColorStopNode): string {
   switch (node.type) {
     case 'hex': {
       const color = normalizeColor(`#${String(value)}`);
-      if (color === undefined) throw new GradientRefusal(`"#${String(value)}" is not a colour`);
+      if (color === undefined) throw new GradientRefusal(`"${excerpt(`#${String(value)}`)}" is not a colour`);
       return color;
     }
     case 'literal': {
       const name = String(value);
       const color = namedColor(name);
-      if (color === undefined) throw new GradientRefusal(`"${name}" is not a colour name`);
+      if (color === undefined) throw new GradientRefusal(`"${excerpt(name)}" is not a colour name`);
       return color;
     }
     case 'var':
@@ -343,6 +343,11 @@ function stopColor(node: ColorStopNode): string {
     default:
       throw new GradientRefusal(`colours of type "${node.type}" are not accepted`);
   }
+}
+
+/** Input echoed in a refusal, cut short so a long word cannot bloat the message (a chat line). */
+function excerpt(text: string, max = 40): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function boundedNumber(text: string, min: number): number {

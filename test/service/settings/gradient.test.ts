@@ -252,6 +252,19 @@ describe('normalizeGradient: refusals', () => {
     expect(refusal(input)).toContain(reason);
   });
 
+  it('cuts the colour it could not read short in the refusal, as every other echo of the input', () => {
+    // A refusal is said back in chat as one line; a 7000-letter "colour" must not be echoed whole.
+    fc.assert(fc.property(
+      fc.constantFrom('a', 'b', 'f', '0'), fc.integer({ min: 60, max: 7_000 }), fc.boolean(),
+      (char, length, hex) => {
+        const colour = `${hex ? '#' : ''}${(hex ? char : 'x').repeat(length)}`;
+        const error = refusal(`linear-gradient(red, ${colour})`);
+        expect(error).toMatch(hex ? /colour/ : /"x+…" is not a colour name/);
+        expect(error.length).toBeLessThanOrEqual(80);
+      },
+    ), { numRuns: 40 });
+  });
+
   it('refuses input longer than the limit without parsing it', () => {
     const huge = `linear-gradient(${'red, '.repeat(200_000)}blue)`;
     expect(refusal(huge)).toBe(`it is longer than ${MAX_GRADIENT_LENGTH} characters`);

@@ -122,4 +122,13 @@ describe('validateSettingsValues', () => {
     expect(message.length).toBeLessThan(120);
     expect(message).toMatch(/… is not a known setting\.$/);
   });
+
+  it('cuts a long unknown key short between characters, never inside one (no lone surrogate in the message)', () => {
+    for (let before = 75; before <= 82; before++) {
+      const key = `${'k'.repeat(before)}${'😀'.repeat(10)}`;
+      const message = validateSettingsValues(bubbles, { [key]: 1 }, NO_NULL).errors[`values.${key}`]![0]!;
+      expect(message.isWellFormed(), JSON.stringify(message)).toBe(true);
+      expect(message).toMatch(/… is not a known setting\.$/);
+    }
+  });
 });

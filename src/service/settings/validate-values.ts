@@ -67,6 +67,8 @@ function isPlainObject(input: unknown): input is Record<string, unknown> {
 
 /** Unknown keys are echoed in messages, cut short so a long key cannot bloat the answer. */
 function shown(key: string): string {
+  // "The  is not a known setting." would show no key at all.
+  if (key.trim() === '') return `key ${JSON.stringify(key)}`;
   if (key.length <= 80) return key;
   // Never cut between the two halves of a character outside the BMP (an emoji): a lone surrogate.
   const end = /[\uD800-\uDBFF]/.test(key[79]!) ? 79 : 80;

@@ -55,6 +55,14 @@ describe('validateSettingsValues', () => {
     expect(result.values).toEqual({ 'bubble.gap': 2 });
   });
 
+  it('names an empty or blank key as such, not "The  is not a known setting."', () => {
+    const result = validateSettingsValues(bubbles, { '': 1, ' ': 2 }, NO_NULL);
+    expect(result.errors).toEqual({
+      'values.': ['The key "" is not a known setting.'],
+      'values. ': ['The key " " is not a known setting.'],
+    });
+  });
+
   it('refuses catalog keys outside the template, naming the template', () => {
     const result = validateSettingsValues(ticker, { 'bubble.width': 100, 'avatar.size': 10, 'message.font-size': 20 }, NO_NULL);
     expect(result.errors).toEqual({

@@ -2,9 +2,8 @@
 // playwright-core) against a real server: chat injected over POST /local/chat, settings
 // changed over PUT /template, computed styles read from the page.
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { connect } from 'node:net';
 import { inflateSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
@@ -15,6 +14,7 @@ import { OVERLAY_WIDE_KEYS } from '../../src/overlay/settings-css.ts';
 import { startPushTestServer } from '../service/push/push-test-server.ts';
 import type { PushTestServer } from '../service/push/push-test-server.ts';
 import { baseFor, otherValue } from './setting-variations.ts';
+import { startPrefixProxy } from './prefix-proxy.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -768,49 +768,4 @@ function pixelAt(png: Buffer): [number, number, number] {
   }
   const row = inflateSync(Buffer.concat(chunks));
   return [row[1]!, row[2]!, row[3]!];
-}
-
-/**
- * A reverse proxy that passes `<prefix>/...` (HTTP and WebSocket upgrades) to the server at
- * `targetPort` without the prefix, and answers 404 to everything else, as such a proxy does.
- * `cutSockets` drops the WebSocket connections it carries; `retarget` sends what comes next to
- * another server (as if chatskin had been restarted with another database).
- */
-async function startPrefixProxy(prefix: string, targetPort: number): Promise<{ origin: string; cutSockets(): void; retarget(port: number): void; close(): Promise<void> }> {
-  const strip = (url = '') => (url.startsWith(`${prefix}/`) ? url.slice(prefix.length) : null);
-  const tunnels = new Set<{ destroy(): void }>();
-  const proxy = createServer((request, response) => {
-    const path = strip(request.url);
-    if (path === null) return void response.writeHead(404).end();
-    const upstream = httpRequest({ port: targetPort, path, method: request.method, headers: request.headers }, (answer) => {
-      response.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(response);
-    });
-    request.pipe(upstream);
-  });
-  proxy.on('upgrade', (request, socket, head) => {
-    const path = strip(request.url);
-    if (path === null) return void socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
-    const upstream = connect(targetPort, '127.0.0.1', () => {
-      const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}\r\n`).join('');
-      upstream.write(`${request.method} ${path} HTTP/1.1\r\n${headers}\r\n`);
-      upstream.write(head);
-      upstream.pipe(socket).pipe(upstream);
-    });
-    upstream.on('error', () => socket.destroy());
-    socket.on('error', () => upstream.destroy());
-    tunnels.add(socket).add(upstream);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-    /** Cuts the WebSocket tunnels, as a dropped connection would. */
-    cutSockets: () => { for (const tunnel of tunnels) tunnel.destroy(); tunnels.clear(); },
-    retarget: (port) => { targetPort = port; },
-    close: () => new Promise((resolve) => {
-      for (const tunnel of tunnels) tunnel.destroy();
-      proxy.closeAllConnections();
-      proxy.close(() => resolve());
-    }),
-  };
 }

@@ -17,7 +17,9 @@ export class StyleApplier {
   }
 
   #loadFonts(style: OverlayStyle, baseUrl: string): void {
+    const inUse = new Set<string>();
     for (const { family, weights } of googleFontRequests(style)) {
+      inUse.add(family);
       const href = googleFontStylesheetUrl(baseUrl, family, weights);
       let link = this.#fontLinks.get(family);
       if (link?.dataset.requested === href) continue;
@@ -34,6 +36,15 @@ export class StyleApplier {
         link.href = googleFontStylesheetUrl(baseUrl, family);
       };
       link.href = href;
+    }
+    // A family no longer used lets go of its stylesheet and font faces: a page open for hours, its
+    // fonts changed now and then, would otherwise keep one per family ever shown. A family shown
+    // again is asked for again, which the browser's cache answers (the service's are cacheable).
+    for (const [family, link] of this.#fontLinks) {
+      if (inUse.has(family)) continue;
+      link.onerror = null;
+      link.remove();
+      this.#fontLinks.delete(family);
     }
   }
 }

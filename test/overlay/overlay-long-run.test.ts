@@ -4,12 +4,11 @@
 // bounded: no more message elements than maxMessages at any moment, and nothing left behind by
 // what went (elements, listeners, timers, sockets, animations, <style>/<link> elements, font
 // faces, repeated font requests), a heap that does not grow, and no backlog.
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
 import type { Browser, CDPSession, Page } from 'playwright-core';
+import { haveChromium, launchChromium, NO_CHROMIUM_NOTE } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTRANCE_ANIMATIONS } from '../../src/service/settings/catalog.ts';
 import { loadFontCatalog } from '../../src/service/settings/fonts.ts';
@@ -17,9 +16,6 @@ import { startPushTestServer } from '../service/push/push-test-server.ts';
 import type { PushTestServer } from '../service/push/push-test-server.ts';
 import { startPrefixProxy } from './prefix-proxy.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const SKIP_NOTE = `no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` (or set CHROMIUM_PATH)`;
 
 const MAX_MESSAGES = 25;
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
@@ -73,7 +69,7 @@ interface Probe {
   styles: number; links: number; fontFaces: number; elements: number;
 }
 
-describe.skipIf(!haveChromium)(`overlay page over a long run in Chromium${haveChromium ? '' : ` (skipped: ${SKIP_NOTE})`}`, () => {
+describe.skipIf(!haveChromium)(`overlay page over a long run in Chromium${haveChromium ? '' : ` (skipped: ${NO_CHROMIUM_NOTE})`}`, () => {
   let server: PushTestServer;
   let browser: Browser;
   let assets: Server;
@@ -102,10 +98,7 @@ describe.skipIf(!haveChromium)(`overlay page over a long run in Chromium${haveCh
     server = await startPushTestServer({
       page: { maxMessages: MAX_MESSAGES, fontStylesheetBaseUrl: `${assetOrigin}/css2`, emoteBaseUrl: `${assetOrigin}/emotes` },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,13 +1,13 @@
 // The overlay page end to end in real headless Chromium (Debian's /usr/bin/chromium, driven by
 // playwright-core) against a real server: chat injected over POST /local/chat, settings
 // changed over PUT /template, computed styles read from the page.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { inflateSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
+import { haveChromium, launchChromium, NO_CHROMIUM_NOTE } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../src/service/settings/catalog.ts';
 import { OVERLAY_WIDE_KEYS } from '../../src/overlay/settings-css.ts';
@@ -16,16 +16,13 @@ import type { PushTestServer } from '../service/push/push-test-server.ts';
 import { baseFor, otherValue } from './setting-variations.ts';
 import { startPrefixProxy } from './prefix-proxy.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const SKIP_NOTE = `no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` (or set CHROMIUM_PATH)`;
-if (!haveChromium) console.warn(`Skipping the overlay browser tests: ${SKIP_NOTE}.`);
+if (!haveChromium) console.warn(`Skipping the overlay browser tests: ${NO_CHROMIUM_NOTE}.`);
 
 const ARTIFACTS = 'test-artifacts';
 /** A 1x1 PNG: the emote and badge image of the local image host. */
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
-describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` (skipped: ${SKIP_NOTE})`}`, () => {
+describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` (skipped: ${NO_CHROMIUM_NOTE})`}`, () => {
   let server: PushTestServer;
   let browser: Browser;
   let images: Server;
@@ -41,10 +38,7 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
     imageOrigin = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
     server = await startPushTestServer({ page: { maxMessages: 4, fontStylesheetBaseUrl: '/test-fonts/css2', emoteBaseUrl: `${imageOrigin}/emotes` } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

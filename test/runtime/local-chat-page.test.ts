@@ -2,17 +2,14 @@
 // the local chat and no Twitch: a line typed there as a moderator restyles the overlay shown
 // beside the form, the bot's answer appears in that overlay, a refused line says why on the page,
 // and nobody but this machine gets the page.
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import type { Browser, Frame, Page } from 'playwright-core';
+import { haveChromium, launchChromium } from '../support/chromium.ts';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import { hostConfig } from './host-config.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
 
 describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
   let running: RunningChatskin;
@@ -30,10 +27,7 @@ describe.skipIf(!haveChromium)('the local chat page in Chromium', () => {
       overlay: { googleFontsCss: null, emoteCdn: 'http://127.0.0.1:9/emotes' },
     });
     running = await startChatskin(config, { logger: pino({ level: 'silent' }), stdin: null, stdout: { write: (text: string) => { printed.push(text); return true; } } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 900, height: 800 } });
     page.on('pageerror', (error) => errors.push(String(error)));
     await page.goto(`${running.baseUrl}/local/chat/say`);
@@ -212,10 +206,7 @@ describe.skipIf(!haveChromium)('the local chat page across host restarts', () =>
     );
     running = await start(true, 0);
     const { port } = running;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage();
     await page.goto(`${running.baseUrl}/local/chat/say`);
     await page.waitForFunction(() => document.body.dataset.status === 'ready');

@@ -155,8 +155,12 @@ export class GroupCommit {
       this.#storageFault = storageFaultOf(failure.error) ?? this.#storageFault;
       return;
     }
-    const faulted = batch.find((write) => write.outcome?.ok === false && storageFaultOf(write.outcome.error) !== null);
-    this.#storageFault = faulted === undefined ? null : storageFaultOf((faulted.outcome as { error: unknown }).error);
+    // Committed: saved unless one of its writes failed for the disk on its own.
+    let fault: StorageFault | null = null;
+    for (const write of batch) {
+      if (write.outcome?.ok === false) fault ??= storageFaultOf(write.outcome.error);
+    }
+    this.#storageFault = fault;
   }
 
   /**

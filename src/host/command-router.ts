@@ -11,7 +11,6 @@ import type { Clock } from './clock.ts';
 import { parseArgs, usageLine } from './command-args.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { ChatUser, CommandInvocation, ReplyOutcome } from './plugin-api.ts';
-import { mentionName } from './chat-user.ts';
 import type { ReplySource } from './reply-queue.ts';
 import type { TimePluginCall } from './slow-plugin-calls.ts';
 import { sendMention } from './split-message.ts';
@@ -97,7 +96,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
           log.debug({ remainingMs: check.remainingMs, notice: check.notice }, 'command ignored: cooling down');
           if (check.notice) {
             const seconds = Math.ceil(check.remainingMs / 1000);
-            void send(`@${mentionName(user)} ${prefix}${command.name} is cooling down, try again in ${seconds} s.`);
+            void sendMention(send, user, `${prefix}${command.name} is cooling down, try again in ${seconds} s.`);
           }
           return 'cooling-down';
         }
@@ -105,7 +104,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       const parsed = parseArgs(command.args, argText);
       if (!parsed.ok) {
         if (hasRole(user.role, 'moderator') || usageNotices.allow(command.name, user.id, now)) {
-          void send(`@${mentionName(user)} ${parsed.reason}. Usage: ${usageLine(prefix, command.name, command.args)}`);
+          void sendMention(send, user, `${parsed.reason}. Usage: ${usageLine(prefix, command.name, command.args)}`);
         } else {
           log.debug({ reason: parsed.reason }, 'command ignored: wrong arguments, usage already told');
         }
@@ -122,7 +121,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
         user,
         text: message.text,
         messageId: message.messageId,
-        reply: (reply) => sendMention((line) => send(line, from), mentionName(user), reply),
+        reply: (reply) => sendMention((line) => send(line, from), user, reply),
         say: (line) => send(line, from),
         giveBackCooldown: () => {
           if (use === undefined || givenBack) return;
@@ -140,7 +139,7 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
       } catch (error) {
         // What was thrown goes in the line itself: a thrown `undefined` leaves `err` out altogether.
         log.error({ err: error }, `command handler failed: ${errorText(error)}`);
-        void send(`@${mentionName(user)} sorry, ${prefix}${command.name} failed.`);
+        void sendMention(send, user, `sorry, ${prefix}${command.name} failed.`);
         return 'failed';
       }
     },

@@ -3,7 +3,6 @@
 import type { Logger } from 'pino';
 import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
 import type { ChatReplyTarget, CommandDefinition, PluginContext, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
-import { mentionName } from './chat-user.ts';
 import { REWARD_KEY_PATTERN } from '../config/config-schema.ts';
 import { sendMention } from './split-message.ts';
 
@@ -68,7 +67,7 @@ export function createPluginContext(options: PluginContextOptions): PluginContex
           return Promise.resolve<ReplyOutcome>({ status: 'refused', reason });
         }
         const login = typeof to.user.login === 'string' ? to.user.login : undefined;
-        return sendMention((line) => say(to.channel, line), mentionName({ displayName: to.user.displayName, login }), text);
+        return sendMention((line) => say(to.channel, line), { displayName: to.user.displayName, login }, text);
       },
     }),
     command(definition: CommandDefinition) {

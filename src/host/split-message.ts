@@ -6,6 +6,7 @@
 import { givenValue } from './given-value.ts';
 import type { ReplyOutcome } from './plugin-api.ts';
 import { INVISIBLE } from './typed-text.ts';
+import { mentionName } from './chat-user.ts';
 
 const LINE_BREAKS = /[\r\n\u2028\u2029]+/g;
 // C0/C1 controls except tab; a tab becomes a space.
@@ -28,13 +29,16 @@ export function notChatText(text: unknown): string | null {
 }
 
 /**
- * Sends `@Name text` with `send`; a blank `text` is refused as an empty line is, never sent as a
- * bare mention (which says nothing), and one that is no text at all is not said as "@Name
- * undefined": both are handed to `send` as they are, for the queue to refuse and log.
+ * Sends `@Name text` with `send`, Name as mentionName gives it; a blank `text` is refused as an
+ * empty line is, never sent as a bare mention (which says nothing), and one that is no text at all
+ * is not said as "@Name undefined": both are handed to `send` as they are, for the queue to refuse
+ * and log.
  */
-export function sendMention(send: (line: string) => Promise<ReplyOutcome>, displayName: string, text: string): Promise<ReplyOutcome> {
+export function sendMention(
+  send: (line: string) => Promise<ReplyOutcome>, user: { displayName: string; login?: string }, text: string,
+): Promise<ReplyOutcome> {
   if (notChatText(text) !== null || isBlankLine(toChatLine(text))) return send(text);
-  return send(`@${displayName} ${text}`);
+  return send(`@${mentionName(user)} ${text}`);
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

@@ -58,6 +58,7 @@ export function failureContext(flag: string | undefined, env: Env = process.env)
 /** The text to write to stderr (one line unless debugging), scrubbed of secrets. */
 export function formatFailure(error: unknown, context: FailureContext): string {
   let text: string;
+  const storageFault = storageFaultOf(error);
   if (error instanceof CliError || isParseArgsError(error)) {
     text = `chatskin: ${error.message}\n`;
   } else if (error instanceof StoreOpenError) {
@@ -67,9 +68,9 @@ export function formatFailure(error: unknown, context: FailureContext): string {
     // command's change) waited out the busy timeout, or found the file read-only (SQLite opens
     // such a file read-only and says nothing until the first write): the same line as at open.
     text = `chatskin: ${storeOpenError(context.storePath, error).message} (store.path in ${context.configFile})\n`;
-  } else if (storageFaultOf(error) !== null && context.storePath !== undefined) {
+  } else if (storageFault !== null && context.storePath !== undefined) {
     // A full disk (or one turned read-only or failing) under the database: SQLite rolled the write back.
-    text = `chatskin: the database ${context.storePath} cannot be written: ${storageFaultText(storageFaultOf(error)!)}; nothing was changed (store.path in ${context.configFile})\n`;
+    text = `chatskin: the database ${context.storePath} cannot be written: ${storageFaultText(storageFault)}; nothing was changed (store.path in ${context.configFile})\n`;
   } else {
     const listen = listenFailure(error, context);
     const hint = context.debug ? '' : ` (run again with ${DEBUG_ENV}=1 to see the stack trace)`;

@@ -9,14 +9,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MAIN, startHost, tempWorkspace } from './cli-process.ts';
 import { createPluginFolders } from '../host/plugin-folders.ts';
 
-// Its setup leaves a mark, then takes 1.5 s: a signal after the mark comes while chatskin starts.
+// Its setup leaves a mark, takes CHATSKIN_TEST_SETUP_MS (1.5 s unless set), then leaves a second
+// mark: a signal after the first comes while chatskin starts, and the second tells whether the
+// process waited for the setup to end.
 const SLOW_SETUP = `import { definePlugin } from SDK;
 import { writeFileSync } from 'node:fs';
 export default definePlugin({
   name: 'slowsetup',
   async setup(ctx) {
     writeFileSync(process.env.CHATSKIN_TEST_MARK!, 'setting up');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.CHATSKIN_TEST_SETUP_MS ?? 1500)));
+    writeFileSync(process.env.CHATSKIN_TEST_MARK! + '.done', 'set up');
   },
 });`;
 
@@ -24,18 +27,20 @@ const folders = createPluginFolders();
 folders.add('slowsetup', SLOW_SETUP);
 afterAll(() => folders.remove());
 
-interface Exit { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number }
+interface Exit { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
 /** `chatskin start` at info level; `act` is called with the child once it runs. */
-function runStart(config: string, act: (child: ReturnType<typeof spawn>, output: () => string) => void, mark?: string): Promise<Exit> {
-  const child = spawn(process.execPath, ['--no-warnings', MAIN, 'start', '--config', config], { env: { ...process.env, CHATSKIN_TEST_MARK: mark } });
+function runStart(
+  config: string, act: (child: ReturnType<typeof spawn>, output: () => string) => void, mark?: string, setupMs?: number,
+): Promise<Exit> {
+  const env = { ...process.env, CHATSKIN_TEST_MARK: mark, CHATSKIN_TEST_SETUP_MS: setupMs === undefined ? undefined : String(setupMs) };
+  const child = spawn(process.execPath, ['--no-warnings', MAIN, 'start', '--config', config], { env });
   let stdout = '';
   let stderr = '';
-  const began = Date.now();
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   act(child, () => stdout);
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - began })));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
 
 function infoWorkspace(extraYaml = ''): { dir: string; config: string } {
@@ -69,6 +74,7 @@ describe('chatskin start signalled while it starts', () => {
     const { dir, config, mark } = slowSetupWorkspace();
     const exit = await runStart(config, (child) => whenFile(mark, () => child.kill('SIGTERM')), mark);
     expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+    expect(existsSync(`${mark}.done`)).toBe(true);
     expect(exit.stderr).toContain('"msg":"shutting down"');
     expect(exit.stderr).toContain('"msg":"shut down"');
     // Stopped before it was ready: no URLs to open.
@@ -78,13 +84,14 @@ describe('chatskin start signalled while it starts', () => {
 
   it('SIGINT twice while a plugin sets up: exits at once with 1, the next start works', async () => {
     const { dir, config, mark } = slowSetupWorkspace();
+    // A setup of a minute: exiting "at once" is exiting before it ends (its second mark never written).
     const exit = await runStart(config, (child) => whenFile(mark, () => {
       child.kill('SIGINT');
       setTimeout(() => child.kill('SIGINT'), 100);
-    }), mark);
+    }), mark, 60_000);
     expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 1, signal: null });
     expect(exit.stderr).toContain('second signal: exiting without waiting');
-    expect(exit.ms).toBeLessThan(1400);
+    expect(existsSync(`${mark}.done`)).toBe(false);
     await startsAgain(config, dir);
   });
 

@@ -113,7 +113,8 @@ describe('host joined to several channels, one listed twice in other case and on
     const lines = irc.privmsgs.slice(since).filter((m) => m.login === BOT);
     expect(lines.every((m) => m.refused === null)).toBe(true);
     const at = (text: string) => lines.find((m) => m.text === text)!.at;
-    expect(at('a3') - at('a1')).toBeLessThan(1_000);
+    // Paced 1 s apart, a3 would come at least 2 s after a1; the margin is for a loaded machine.
+    expect(at('a3') - at('a1')).toBeLessThan(2_000);
     expect(b2.at - at('b1')).toBeGreaterThanOrEqual(1_000);
   });
 });

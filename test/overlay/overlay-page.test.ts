@@ -186,6 +186,50 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('gives a line of emotes the height it needs: emotes on wrapped lines overlap neither each other nor the text', async () => {
+    const overlay = server.source; // the main overlay keeps the settings the other tests expect
+    const page = await openOverlay(overlay.token);
+    const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);
+    await setValues({ 'bubble.animation-entrance': 'none', 'bubble.width': 300 });
+    // Emotes, some in the middle of the text: at 300 px they wrap over several lines.
+    const words = ['Kappa', 'Kappa', 'hello', 'Kappa', 'Kappa', 'Kappa', 'there', 'Kappa', 'Kappa', 'Kappa', 'Kappa', 'chat', 'Kappa', 'Kappa', 'Kappa', 'Kappa', 'Kappa', 'Kappa'];
+    const text = words.join(' ');
+    const ranges: string[] = [];
+    let at = 0;
+    for (const word of words) {
+      if (word === 'Kappa') ranges.push(`${at}-${at + 4}`);
+      at += word.length + 1;
+    }
+    for (const fontSize of [14, 28]) {
+      await setValues({ 'message.font-size': fontSize });
+      await chat({ type: 'message', id: `emotes-${fontSize}`, login: 'spammer', text, emotes: `25:${ranges.join(',')}` }, overlay.token);
+      await page.waitForSelector(`.cs-msg[data-message-id="emotes-${fontSize}"] img.cs-emote`);
+      const shown = await page.$eval(`.cs-msg[data-message-id="emotes-${fontSize}"]`, (msg) => {
+        const rect = (r: DOMRect) => ({ top: r.top, bottom: r.bottom, left: r.left, right: r.right });
+        const emotes = [...msg.querySelectorAll('img.cs-emote')].map((img) => rect(img.getBoundingClientRect()));
+        const words = [...msg.querySelector('.cs-message')!.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '').map((node) => {
+          const range = document.createRange();
+          const start = node.textContent!.search(/\S/);
+          range.setStart(node, start);
+          range.setEnd(node, node.textContent!.trimEnd().length);
+          return rect(range.getBoundingClientRect());
+        });
+        return { emotes, words, name: rect(msg.querySelector('.cs-username')!.getBoundingClientRect()), bubble: rect(msg.getBoundingClientRect()) };
+      });
+      const overlap = (a: { top: number; bottom: number; left: number; right: number }, b: typeof a) =>
+        Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5 && Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5;
+      expect(new Set(shown.emotes.map((e) => Math.round(e.top))).size).toBeGreaterThan(1); // it does wrap
+      for (const [i, emote] of shown.emotes.entries()) {
+        for (const other of shown.emotes.slice(i + 1)) expect(overlap(emote, other), `emotes overlap at ${fontSize} px`).toBe(false);
+        for (const word of [...shown.words, shown.name]) expect(overlap(emote, word), `an emote covers text at ${fontSize} px`).toBe(false);
+        expect(emote.top).toBeGreaterThanOrEqual(shown.bubble.top);
+        expect(emote.bottom).toBeLessThanOrEqual(shown.bubble.bottom);
+      }
+    }
+    await setValues({ 'bubble.animation-entrance': null, 'bubble.width': null, 'message.font-size': null });
+    await page.close();
+  });
+
   it("draws the avatar's initial on avatar.background-color / -gradient when set, on the name colour otherwise, live", async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
     const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);

@@ -230,6 +230,38 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it('sets the name on the same baseline as the text in the inline layout, with image badges, text badges or none', async () => {
+    const overlay = server.source; // the main overlay keeps the settings the other tests expect
+    const page = await openOverlay(overlay.token);
+    const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);
+    await setValues({ 'bubble.animation-entrance': 'none', 'username.position': 'inline', 'message.font-size': 16 });
+    await chat({ type: 'message', id: 'base-img', login: 'imgs', text: 'image badges', badges: [{ set: 'moderator', imageUrl: `${imageOrigin}/badge.png` }, { set: 'vip', imageUrl: `${imageOrigin}/badge.png` }] }, overlay.token);
+    await chat({ type: 'message', id: 'base-text', login: 'texts', text: 'text badges', badges: ['moderator/1', 'vip/1'] }, overlay.token);
+    await chat({ type: 'message', id: 'base-none', login: 'plain', text: 'no badges' }, overlay.token);
+    await page.waitForFunction(() => document.querySelector('.cs-msg[data-message-id="base-img"] img.cs-badge')?.getBoundingClientRect().height! > 1);
+    /** The baseline of each: where a zero-size inline-block put at its end sits. */
+    const baselines = (id: string) => page.$eval(`.cs-msg[data-message-id="${id}"]`, (msg) => {
+      const baseline = (selector: string) => {
+        const probe = document.createElement('span');
+        probe.style.cssText = 'display: inline-block; width: 0; height: 0;';
+        msg.querySelector(selector)!.append(probe);
+        const y = probe.getBoundingClientRect().top;
+        probe.remove();
+        return y;
+      };
+      return { name: baseline('.cs-username'), text: baseline('.cs-message') };
+    });
+    for (const id of ['base-img', 'base-text', 'base-none']) {
+      const b = await baselines(id);
+      expect(Math.abs(b.name - b.text), id).toBeLessThanOrEqual(0.5);
+    }
+    await setValues({ 'badges.position': 'after-name' });
+    const b = await baselines('base-img');
+    expect(Math.abs(b.name - b.text), 'badges after the name').toBeLessThanOrEqual(0.5);
+    await setValues({ 'bubble.animation-entrance': null, 'username.position': null, 'message.font-size': null, 'badges.position': null });
+    await page.close();
+  });
+
   it("draws the avatar's initial on avatar.background-color / -gradient when set, on the name colour otherwise, live", async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
     const setValues = (values: Record<string, unknown>) => setOverlayValues(page, overlay, values);

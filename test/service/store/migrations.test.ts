@@ -51,6 +51,31 @@ describe('migrations', () => {
     await second.close();
   });
 
+  // A database each older chatskin made, with a ledger row in it, is brought to the latest version
+  // on open, each pending step applied and recorded, its rows kept and given the new columns' defaults.
+  it.each(MIGRATIONS.slice(0, -1).map((migration) => migration.version))('upgrades a database at schema version %i, keeping its rows', async (version) => {
+    const file = dbFile();
+    mkdirSync(path.dirname(file), { recursive: true });
+    const old = new DatabaseSync(file);
+    old.exec('PRAGMA journal_mode = WAL');
+    expect(migrate(old, file, MIGRATIONS.filter((migration) => migration.version <= version)).applied).toHaveLength(version);
+    old.exec("INSERT INTO accounts (login, premium) VALUES ('alice', 1)");
+    old.exec("INSERT INTO processed_redemptions (id, account_id, reward_id, status) VALUES ('r1', 1, 'reward', 'status-sent')");
+    old.close();
+
+    const store = openSqliteStore({ path: file });
+    expect((await store.findAccountByLogin('alice'))?.premium).toBe(true);
+    await store.close();
+    const db = new DatabaseSync(file, { readOnly: true });
+    expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').all().map((row) => row.version))
+      .toEqual(MIGRATIONS.map((migration) => migration.version));
+    expect({ ...db.prepare('SELECT id, status, outcome, attempts FROM processed_redemptions').get() })
+      .toEqual({ id: 'r1', status: 'status-sent', outcome: null, attempts: 0 });
+    expect(db.prepare('PRAGMA integrity_check').get()!.integrity_check).toBe('ok');
+    expect(db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
+    db.close();
+  });
+
   it('refuses to open a database with a newer schema, naming both versions', async () => {
     const file = dbFile();
     await openSqliteStore({ path: file }).close();

@@ -92,7 +92,15 @@ export function createAuthenticationHook(options: {
     const token = bearerToken(request.headers.authorization);
     const caller = token === null ? null : await authenticate(token);
     if (caller === null) {
-      failedAuthLimiter.hit(address);
+      const used = failedAuthLimiter.hit(address);
+      // Once per window: the failure that used up the address's budget (the 429s after it are not logged).
+      if (used.allowed && used.remaining === 0) {
+        const seconds = Math.max(1, Math.ceil((used.resetAt - now()) / 1000));
+        request.log.warn({ address, limit: used.limit, retryAfterSeconds: seconds },
+          `API failed authentication ${used.limit} times from ${address} in this 60 s window; its API requests are answered 429 for ${seconds} s. `
+          + 'A tool there uses a wrong or revoked key (give it a key from chatskin keys create), or someone is guessing keys; '
+          + 'the limit is api.rateLimit.failedAuthPerMinute');
+      }
       return responder.send(request, reply, 401, { message: MESSAGES.unauthenticated });
     }
     request.account = caller.account;

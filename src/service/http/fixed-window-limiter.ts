@@ -17,11 +17,14 @@ export interface LimiterState {
   remaining: number;
   /** When the window ends, ms since the epoch. */
   resetAt: number;
+  /** This hit is the window's first refused one (for a log line once per window, not per refusal). */
+  firstRefusal?: boolean;
 }
 
 interface Window {
   count: number;
   resetAt: number;
+  refused: boolean;
 }
 
 /** Windows kept at most, by default: some 100 bytes each with an address as the key. */
@@ -57,11 +60,13 @@ export class FixedWindowLimiter {
       // A new window goes last, so the map stays in opening order.
       this.#windows.delete(key);
       this.#makeRoom();
-      window = { count: 0, resetAt: now + this.windowMs };
+      window = { count: 0, resetAt: now + this.windowMs, refused: false };
       this.#windows.set(key, window);
     }
     if (window.count >= this.limit) {
-      return { allowed: false, limit: this.limit, remaining: 0, resetAt: window.resetAt };
+      const firstRefusal = !window.refused;
+      window.refused = true;
+      return { allowed: false, limit: this.limit, remaining: 0, resetAt: window.resetAt, firstRefusal };
     }
     window.count += 1;
     return { allowed: true, limit: this.limit, remaining: this.limit - window.count, resetAt: window.resetAt };

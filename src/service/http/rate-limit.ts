@@ -33,6 +33,16 @@ export function createRateLimitHook(
     if (key === null) return;
     const state = limiter.hit(key);
     setRateLimitHeaders(reply, state);
-    if (!state.allowed) return sendTooManyAttempts(request, reply, responder, state, now);
+    if (!state.allowed) {
+      // Once per window, not per refusal: a tool that keeps calling would flood the log.
+      if (state.firstRefusal === true) {
+        const login = request.account?.login ?? '?';
+        const seconds = Math.max(1, Math.ceil((state.resetAt - now()) / 1000));
+        request.log.warn({ account: login, keyId: Number(key), limit: state.limit, retryAfterSeconds: seconds },
+          `API rate limit: the key of ${login} used up its ${state.limit} requests of this 60 s window; its requests are answered 429 for ${seconds} s. `
+          + 'A tool of that account calls too often: slow it down, or raise api.rateLimit.perMinute');
+      }
+      return sendTooManyAttempts(request, reply, responder, state, now);
+    }
   };
 }

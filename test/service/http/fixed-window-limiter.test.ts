@@ -14,7 +14,9 @@ describe('FixedWindowLimiter', () => {
     expect(limiter.hit('k').remaining).toBe(1);
     const third = limiter.hit('k');
     expect(third).toEqual({ allowed: true, limit: 3, remaining: 0, resetAt: 1_060_000 });
-    expect(limiter.hit('k')).toEqual({ allowed: false, limit: 3, remaining: 0, resetAt: 1_060_000 });
+    expect(limiter.hit('k')).toEqual({ allowed: false, limit: 3, remaining: 0, resetAt: 1_060_000, firstRefusal: true });
+    // Only the window's first refusal is marked (the one worth a log line).
+    expect(limiter.hit('k')).toEqual({ allowed: false, limit: 3, remaining: 0, resetAt: 1_060_000, firstRefusal: false });
   });
 
   it('opens a fresh window once the old one has ended', () => {

@@ -44,7 +44,7 @@ export interface PushGatewayOptions {
   resyncIntervalMs?: number;
   /** Page options sent with every snapshot. */
   page?: Partial<Omit<OverlayPageOptions, 'heartbeatMs'>>;
-  logger?: { error(obj: object, msg: string): void };
+  logger?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 export interface PushGatewayStats {
@@ -102,7 +102,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
 
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false });
   const channels = createOverlayChannels();
-  const outboxes = createSocketOutboxes({ maxBufferedBytes, closeGraceMs }, stats);
+  const outboxes = createSocketOutboxes({ maxBufferedBytes, closeGraceMs }, stats, logger);
   const styleReads = createStyleReads({
     source, channels: channels.byOverlay, outboxes, stats, pageOptionsJson, resyncIntervalMs, logger, isClosed,
   });

@@ -13,6 +13,8 @@ import { CLOSE_CODES, FRAME_SEPARATOR } from './protocol.ts';
 /** What the outbox needs of a socket's client. */
 export interface OutboxClient {
   readonly socket: WebSocket;
+  /** Its overlay, named in the log when the socket is closed for reading too slowly. */
+  readonly channel: { readonly overlayId: number };
   /**
    * Has had its first snapshot: gets updates and heartbeats (which the snapshot covers before
    * that; chat comes sooner, chat-frames.ts). Cleared when closed for reading too slowly.
@@ -51,7 +53,9 @@ export interface SocketOutboxes {
   flush(): void;
 }
 
-export function createSocketOutboxes(limits: OutboxLimits, stats: OutboxStats): SocketOutboxes {
+export function createSocketOutboxes(
+  limits: OutboxLimits, stats: OutboxStats, logger?: { warn(obj: object, msg: string): void },
+): SocketOutboxes {
   const { maxBufferedBytes, closeGraceMs } = limits;
   /** Clients with frames in their outbox; all flushed together at the end of the turn. */
   const unflushed = new Set<OutboxClient>();
@@ -99,6 +103,11 @@ export function createSocketOutboxes(limits: OutboxLimits, stats: OutboxStats): 
       return true;
     }
     stats.slowClosed++;
+    // The browser source shows nothing until it reconnects: the one trace of an overloaded OBS
+    // machine or link. Once per close, never the token (the overlay's only key).
+    logger?.warn({ overlayId: client.channel.overlayId, maxBufferedBytes },
+      `overlay socket closed (4008): overlay ${client.channel.overlayId}'s page read too slowly (over ${maxBufferedBytes} bytes waited unsent); `
+      + 'it reconnects for a fresh snapshot. If this recurs, the machine or network of that browser source cannot keep up with the chat');
     client.ready = false;
     client.outbox = [];
     client.outboxBytes = 0;

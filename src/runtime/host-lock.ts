@@ -6,7 +6,10 @@
 // exclusive locking mode: SQLite takes the lock on the first write and keeps it until the
 // connection closes, and the OS drops it when the process ends in any way (kill -9 included),
 // so there is no stale lock to clean up after a crash. The file itself stays (removing it while
-// another process waits on it would let a third one in).
+// another process waits on it would let a third one in). It sits beside the database's real path,
+// symbolic links resolved, so that two spellings of one file (a linked folder, a link to the file)
+// meet at one lock; hard links are not told apart.
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { isFileless, makeStoreFolder, storeOpenError, StoreOpenError } from '../service/store/store-open-error.ts';
@@ -19,9 +22,9 @@ export interface HostLock {
 /** Takes the store's host lock, or throws a StoreOpenError when another host holds it. None for `:memory:`. */
 export function lockStoreForHost(storePath: string): HostLock {
   if (isFileless(storePath)) return { release: () => {} };
-  const file = `${storePath}.lock`;
-  let db: DatabaseSync;
   makeStoreFolder(storePath);
+  const file = `${realStorePath(storePath)}.lock`;
+  let db: DatabaseSync;
   try {
     // No busy wait: a held lock is an answer, not something to wait out.
     db = new DatabaseSync(file, { timeout: 0 });
@@ -43,6 +46,19 @@ export function lockStoreForHost(storePath: string): HostLock {
     throw lockFileError(storePath, file, error);
   }
   return { release: () => db.close() };
+}
+
+/** The database's path with symbolic links resolved; for one not made yet, its folder's. */
+function realStorePath(storePath: string): string {
+  try {
+    return realpathSync(storePath);
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(storePath)), path.basename(storePath));
+    } catch {
+      return storePath;
+    }
+  }
 }
 
 /**

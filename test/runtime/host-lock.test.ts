@@ -1,6 +1,6 @@
 // One `chatskin start` per store: a second host on the same database is refused, naming the file,
 // while the admin commands still share it; the lock goes with the process however it ends.
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -49,6 +49,22 @@ describe('one host per store', () => {
 
     await running.splice(0)[0]!.close();
     await start(configOn(store));
+  });
+
+  it('meets the same database under another spelling (a linked folder, a link to the file): refused too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatskin-lock-'));
+    mkdirSync(join(dir, 'real'));
+    const store = join(dir, 'real', 'db.sqlite');
+    symlinkSync(join(dir, 'real'), join(dir, 'linked'));
+    await start(configOn(store));
+    symlinkSync(store, join(dir, 'real', 'link.sqlite'));
+    for (const other of [join(dir, 'linked', 'db.sqlite'), join(dir, 'real', 'link.sqlite')]) {
+      const refusal = await startChatskin(configOn(other), { logger: pino({ level: 'silent' }), stdin: null }).then(() => undefined, (error: unknown) => error);
+      expect((refusal as Error | undefined)?.message, other).toBe(`The database ${other} is already served by another \`chatskin start\`: stop that one first, or give this one its own store.path.`);
+    }
+    // The lock sits beside the real file, none beside the links.
+    expect(existsSync(`${store}.lock`)).toBe(true);
+    expect(existsSync(join(dir, 'real', 'link.sqlite.lock'))).toBe(false);
   });
 
   it('a host killed outright leaves no lock behind: the next start takes the store', async () => {

@@ -11,6 +11,7 @@ Commands:
   keys revoke LOGIN             Revoke the account's active API key
   premium LOGIN on|off          Switch the account's premium subscription
   overlays list LOGIN           Each overlay's id, name, template and browser-source URL
+  overlays new-url LOGIN ID     A new browser-source URL for an overlay; the old one stops working
   chat say TEXT [--as LOGIN] [--role ROLE] [--url URL]
                                 Send a chat line to a running host's local chat
   twitch auth                   Authorize the broadcaster's Twitch account (redemptions)
@@ -66,6 +67,7 @@ Switches the account's premium subscription. Without it the API answers 403.
 Takes effect on a running server's next request.
 `,
   overlays: `Usage: chatskin overlays list LOGIN [--config FILE]
+       chatskin overlays new-url LOGIN ID [--config FILE]
 
 Prints each overlay of the account: id, name, template and the full
 browser-source URL to paste into OBS (its base is overlay.publicUrl when set,
@@ -74,6 +76,11 @@ the path (/overlay/TOKEN) and a note on stderr: the running host picks its
 port and prints the full URLs when it starts. With service.mode remote these
 are this host's own overlays, which the plugins do not restyle: a note on
 stderr names the remote service, whose overlay goes in OBS.
+
+new-url: gives overlay ID (from list) a new token and prints its new URL. The
+old URL stops working: a running host closes the pages open on it within a
+heartbeat, and they show "Overlay not found". For a URL shown on stream or
+otherwise leaked: anyone with it sees the overlay and the channel's chat.
 `,
   chat: `Usage: chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]
 

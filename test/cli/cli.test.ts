@@ -10,7 +10,7 @@ describe('chatskin CLI', () => {
   it('prints help and refuses unknown commands with exit code 1', async () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['start', 'seed FILE', 'keys create LOGIN', 'keys revoke LOGIN', 'premium LOGIN on|off', 'overlays list LOGIN']) {
+    for (const command of ['start', 'seed FILE', 'keys create LOGIN', 'keys revoke LOGIN', 'premium LOGIN on|off', 'overlays list LOGIN', 'overlays new-url LOGIN ID']) {
       expect(help.stdout).toContain(command);
     }
     const unknown = await runCli(['frobnicate']);

@@ -163,6 +163,20 @@ export function createOverlayAdmin(context: ServiceContext) {
     });
   }
 
+  /**
+   * A new browser-source token for an overlay of the account: its old URL (leaked on stream, say)
+   * stops working. Pages open on it are closed 4004 by the gateway's next token recheck (push.md).
+   */
+  async function renewOverlayToken(accountId: number, overlayId: number): Promise<OverlaySummary> {
+    return store.transaction(async (tx) => {
+      const overlay = await tx.findOverlay(overlayId);
+      if (overlay === null || overlay.accountId !== accountId) throw notFound(OVERLAY_NOT_FOUND);
+      await tx.updateOverlay(overlay.id, { token: newOverlayToken() });
+      const updated = await tx.findOverlay(overlay.id);
+      return overlaySummary(templates.byId(overlay.templateId), updated!);
+    });
+  }
+
   async function listOverlays(accountId: number): Promise<OverlaySummary[]> {
     const overlays = await store.listOverlays(accountId);
     return overlays.map((overlay) => overlaySummary(templates.byId(overlay.templateId), overlay));
@@ -180,5 +194,5 @@ export function createOverlayAdmin(context: ServiceContext) {
     return overlay === null ? null : overlaySummary(templates.byId(overlay.templateId), overlay);
   }
 
-  return { createOverlay, updateOverlay, listOverlays, findOverlayByName, findOverlayByToken };
+  return { createOverlay, updateOverlay, renewOverlayToken, listOverlays, findOverlayByName, findOverlayByToken };
 }

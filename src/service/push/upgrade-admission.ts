@@ -26,7 +26,7 @@ export interface UpgradeAdmissionOptions {
   isClosed(): boolean;
   /** Takes the new socket in (let in with `token`); called in the turn the overlay's socket count was checked. */
   accept(socket: WebSocket, overlay: AdmittedOverlay, token: string): void;
-  logger?: { error(obj: object, msg: string): void };
+  logger?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 /** Handles an upgrade whose path is an overlay socket path; false when the path is not ours. */
@@ -37,6 +37,9 @@ const SOCKET_PATH = /^\/overlay\/([^/?#]{1,200})\/ws(?:\?.*)?$/;
 
 export function createUpgradeAdmission(options: UpgradeAdmissionOptions): UpgradeHandler {
   const { source, server, maxSocketsPerOverlay, socketsOpen, isClosed, accept, logger } = options;
+  // Overlays refused for being full, warned about once until one of theirs is let in again: a page
+  // reconnecting in a loop, or the URL opened in many places, is one line, not one per try.
+  const fullWarned = new Set<number>();
   return function handleUpgrade(request, socket, head) {
     const match = SOCKET_PATH.exec(request.url ?? '');
     if (match === null) return false;
@@ -67,10 +70,17 @@ export function createUpgradeAdmission(options: UpgradeAdmissionOptions): Upgrad
       // Checked here and counted in accept() in the same turn (ws completes the handshake at once).
       if (socketsOpen(overlay.id) >= maxSocketsPerOverlay) {
         refuseUpgrade(socket, 429, `This overlay has ${maxSocketsPerOverlay} sockets open already; close one first.`);
+        if (!fullWarned.has(overlay.id)) {
+          fullWarned.add(overlay.id);
+          logger?.warn({ overlayId: overlay.id, maxSocketsPerOverlay },
+            `overlay ${overlay.id} refused a page (429): it has ${maxSocketsPerOverlay} sockets open already. Its URL is open in that many `
+            + 'browser sources or tabs; close the ones not needed, or, if you do not know them, give the overlay a new URL (`chatskin overlays new-url`)');
+        }
         return;
       }
       server.handleUpgrade(request, socket, head, (ws) => {
         upgraded = true;
+        fullWarned.delete(overlay.id);
         accept(ws, overlay, token);
       });
     }).catch((error: unknown) => {

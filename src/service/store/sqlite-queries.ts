@@ -241,7 +241,7 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     return toOverlay(row!);
   }
 
-  updateOverlay(id: number, patch: { name?: string; values?: StoredValues; syncSourceId?: number | null; isDefault?: boolean }): void {
+  updateOverlay(id: number, patch: { name?: string; values?: StoredValues; syncSourceId?: number | null; isDefault?: boolean; token?: string }): void {
     if (patch.name !== undefined) this.#run(`UPDATE overlays SET name = ?, updated_at = ${NOW} WHERE id = ?`, patch.name, id);
     if (patch.values !== undefined) {
       this.#run(`UPDATE overlays SET values_json = ?, updated_at = ${NOW} WHERE id = ?`, JSON.stringify(patch.values), id);
@@ -252,6 +252,7 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     if (patch.isDefault !== undefined) {
       this.#run(`UPDATE overlays SET is_default = ?, updated_at = ${NOW} WHERE id = ?`, bit(patch.isDefault), id);
     }
+    if (patch.token !== undefined) this.#run(`UPDATE overlays SET token = ?, updated_at = ${NOW} WHERE id = ?`, patch.token, id);
   }
 
   bumpOverlayVersions(ids: readonly number[]): void {

@@ -92,7 +92,7 @@ export interface StoreWriter extends StoreReader {
 
   insertOverlay(overlay: NewOverlay): Promise<OverlayRecord>;
   /** Changes columns; does not bump the version (bumpOverlayVersions does, once per write). */
-  updateOverlay(id: number, patch: { name?: string; values?: StoredValues; syncSourceId?: number | null; isDefault?: boolean }): Promise<void>;
+  updateOverlay(id: number, patch: { name?: string; values?: StoredValues; syncSourceId?: number | null; isDefault?: boolean; token?: string }): Promise<void>;
   bumpOverlayVersions(ids: readonly number[]): Promise<void>;
 
   insertSkin(skin: NewSkin): Promise<SkinRecord>;

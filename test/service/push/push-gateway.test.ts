@@ -303,7 +303,9 @@ describe('push gateway', () => {
 
 describe('push gateway socket limit per overlay', () => {
   it("refuses an overlay's sockets past maxSocketsPerOverlay with 429 before the handshake, and only that overlay's", async () => {
-    const server = await startPushTestServer({ maxSocketsPerOverlay: 2 });
+    const warnings: Array<{ obj: { overlayId?: number }; msg: string }> = [];
+    const logger = { error() {}, warn(obj: object, msg: string) { warnings.push({ obj, msg }); } };
+    const server = await startPushTestServer({ maxSocketsPerOverlay: 2, logger });
     const url = (token: string) => `${server.origin.replace('http', 'ws')}/overlay/${token}/ws`;
     const first = new OverlaySocket(server.origin, server.main.token);
     const second = new OverlaySocket(server.origin, server.main.token);
@@ -322,6 +324,11 @@ describe('push gateway socket limit per overlay', () => {
     }));
     expect(refused).toEqual([429, 429, 429]);
     expect(server.gateway.stats().sockets).toBe(2);
+    // One warning for the three refusals, naming the overlay by id, never its token.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.obj.overlayId).toBe(server.main.id);
+    expect(warnings[0]!.msg).toContain(`overlay ${server.main.id} refused a page (429): it has 2 sockets open already`);
+    expect(JSON.stringify(warnings)).not.toContain(server.main.token);
     // Other overlays, of this channel or another, are not affected.
     const other = new OverlaySocket(server.origin, server.otherChannel.token);
     await other.nextOf('snapshot');
@@ -333,6 +340,12 @@ describe('push gateway socket limit per overlay', () => {
     await expect.poll(() => server.gateway.stats().sockets).toBe(3);
     const again = new OverlaySocket(server.origin, server.main.token);
     await again.nextOf('snapshot');
+    // Full again after a socket was let in: the next refusal is warned about again.
+    const refusedAgain = new WebSocket(url(server.main.token));
+    refusedAgain.on('error', () => { /* the refused handshake */ });
+    await once(refusedAgain, 'unexpected-response');
+    refusedAgain.terminate();
+    expect(warnings).toHaveLength(2);
     for (const socket of [second, other, sibling, again]) socket.close();
     await server.close();
   });

@@ -14,7 +14,7 @@ export interface FontRequest {
 /** Google-source families used by the overlay's settings or any of its skins, with their weights. */
 export function googleFontRequests(style: OverlayStyle): FontRequest[] {
   const weightsByFamily = new Map<string, Set<string>>();
-  const layers = [style.settings, ...style.skins.map((skin) => skinLayer(style.settings, skin.overrides))];
+  const layers = [style.settings, ...style.skins.map((skin) => skinLayer(style.settings, skin).values)];
   for (const values of layers) {
     for (const element of TEXT_ELEMENTS) {
       if (!Object.hasOwn(values, `${element}.font-family`)) continue;

@@ -2,7 +2,7 @@
 // check only keeps a bad value (an old store row, a hand-made test input) from reaching the CSS
 // text, where it could break out of its declaration. A value that fails falls back to the
 // catalog default. Browser-safe: imports the catalog only.
-import { SETTINGS_BY_KEY } from '../service/settings/catalog.ts';
+import { maskHides, SETTINGS_BY_KEY } from '../service/settings/catalog.ts';
 import type { SettingSpec, SettingValue } from '../service/settings/catalog.ts';
 
 const COLOR = /^(?:transparent|#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8}))$/i;
@@ -31,17 +31,47 @@ export function readSetting(values: Readonly<Record<string, unknown>>, key: stri
   return isRenderableValue(spec, value) ? value : spec.default;
 }
 
+/** A skin's settings as the page draws them, and which of them the skin sets itself. */
+export interface SkinLayer {
+  values: Record<string, unknown>;
+  /** Keys whose value is the skin's own override (not the overlay's, nor pulled in by a mask). */
+  skinKeys: ReadonlySet<string>;
+}
+
 /**
  * A skin's settings as the page draws them: the overlay's settings with the skin's overrides on
  * top, taking only keys the overlay has (skins span templates) and values it can render. A value
  * that fails leaves the overlay's own in place, not the catalog default: the skin sits on top of
  * the overlay.
+ *
+ * The skin's visible intent wins for what it styles: where a key the skin leaves alone hides,
+ * at the overlay's value, a key the skin sets (the catalog's `hiddenWhen`: the overlay's gradient
+ * over the skin's background colour, the overlay's `border-style: none` under the skin's border
+ * width), that key is drawn at the skin's own value (its `settings`: the template default, as
+ * GET /skins shows it) instead. This is the one place skins are layered on the overlay.
  */
-export function skinLayer(settings: Readonly<Record<string, unknown>>, overrides: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const layered: Record<string, unknown> = { ...settings };
-  for (const [key, value] of Object.entries(overrides)) {
+export function skinLayer(
+  settings: Readonly<Record<string, unknown>>,
+  skin: { readonly settings: Readonly<Record<string, unknown>>; readonly overrides: Readonly<Record<string, unknown>> },
+): SkinLayer {
+  const values: Record<string, unknown> = { ...settings };
+  const skinKeys = new Set<string>();
+  for (const [key, value] of Object.entries(skin.overrides)) {
     const spec = SETTINGS_BY_KEY.get(key);
-    if (spec !== undefined && Object.hasOwn(settings, key) && isRenderableValue(spec, value)) layered[key] = value;
+    if (spec !== undefined && Object.hasOwn(settings, key) && isRenderableValue(spec, value)) {
+      values[key] = value;
+      skinKeys.add(key);
+    }
   }
-  return layered;
+  for (const key of skinKeys) {
+    const spec = SETTINGS_BY_KEY.get(key)!;
+    for (const mask of spec.hiddenWhen ?? []) {
+      const hiding = `${spec.element}.${mask.property}`;
+      if (skinKeys.has(hiding) || !Object.hasOwn(values, hiding)) continue;
+      if (!maskHides(mask, readSetting(values, hiding))) continue;
+      const own = Object.hasOwn(skin.settings, hiding) ? skin.settings[hiding] : undefined;
+      values[hiding] = isRenderableValue(SETTINGS_BY_KEY.get(hiding)!, own) ? own : SETTINGS_BY_KEY.get(hiding)!.default;
+    }
+  }
+  return { values, skinKeys };
 }

@@ -312,6 +312,77 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
+  it("shows what a skin sets on an overlay whose own settings would hide it: colour over the overlay's gradient, gradient without its colour, border", async () => {
+    // The overlay has a gradient over a blue bubble and a 4px white border switched off with style none.
+    const overlay = await server.service.createOverlay(server.accountId, { name: 'Layering', template: 'bubbles' });
+    expect((await server.api('PUT', '/template', {
+      scope: 'independent', preset_id: overlay.id, values: {
+        'bubble.animation-entrance': 'none', 'bubble.padding': 12, 'avatar.show': false,
+        'bubble.background-color': '#0000ff', 'bubble.background-gradient': 'linear-gradient(90deg, #ffff00 0%, #ffff00 100%)',
+        'bubble.border-width': 4, 'bubble.border-style': 'none', 'bubble.border-color': '#ffffff',
+      },
+    })).status).toBe(200);
+    const skin = (slug: string, values: Record<string, unknown>) =>
+      server.service.createSkin(server.accountId, { slug, name: slug, template: 'bubbles', availability: 'free', values });
+    // A red bubble with a cyan border and a gold name, bought by a viewer.
+    const red = await skin('layer-red', { 'bubble.background-color': '#ff0000', 'bubble.border-width': 6, 'bubble.border-color': '#00ffff', 'username.font-color': '#ffd700' });
+    // A gradient that fades out, meant to show what is behind the overlay, not the overlay's blue.
+    const fade = await skin('layer-fade', { 'bubble.background-gradient': 'linear-gradient(90deg, #ff00ff 0%, #ff00ff 50%, transparent 50%, transparent 100%)' });
+    const redViewer = await server.service.registerViewer({ twitchUserId: '5005', login: 'redbubble' });
+    const fadeViewer = await server.service.registerViewer({ twitchUserId: '6006', login: 'fadebubble' });
+    await server.service.pickSkin(server.accountId, redViewer.id, red.id);
+    await server.service.pickSkin(server.accountId, fadeViewer.id, fade.id);
+    try {
+      const page = await openOverlay(overlay.token);
+      await page.addStyleTag({ content: 'html { background: #000000; }' });
+      const say = (id: string, login: string, userId: string, extra: Record<string, unknown> = {}) =>
+        chat({ type: 'message', id, login, userId, text: 'hello there', color: '#1e90ff', ...extra }, overlay.token);
+      await say('red', 'redbubble', '5005');
+      await say('fade', 'fadebubble', '6006');
+      await say('mod', 'amod', '7007', { badges: ['moderator/1'] }); // the moderators' role skin: bubble.background-color #00ff00
+      await say('plain', 'plain', '8008');
+      await page.waitForFunction(() => document.querySelectorAll('.cs-msg').length === 4);
+      const msg = (id: string) => `.cs-msg[data-message-id="${id}"]`;
+      /** The stream's pixel `fx` of the way across the bubble, at the middle of its padding. */
+      const bubblePixel = async (id: string, fx: number) => {
+        const at = await page.$eval(msg(id), (el, f) => {
+          const r = el.getBoundingClientRect();
+          return { x: r.left + r.width * f, y: r.top + parseFloat(getComputedStyle(el).borderTopWidth) + 3 };
+        }, fx);
+        return pixelAt(await page.screenshot({ clip: { x: Math.floor(at.x), y: Math.floor(at.y), width: 1, height: 1 } }));
+      };
+
+      // The overlay's own messages: its gradient, no border.
+      expect(await bubblePixel('plain', 0.5)).toEqual([255, 255, 0]);
+      expect(await computed(page, msg('plain'), 'border-top-style')).toBe('none');
+      expect(await computed(page, `${msg('plain')} .cs-username`, 'color')).toBe('rgb(30, 144, 255)');
+      // The viewer's red bubble is red, not the overlay's gradient; its border shows (style solid, the skin's own).
+      expect(await computed(page, msg('red'), 'background-image')).toBe('none');
+      expect(await bubblePixel('red', 0.5)).toEqual([255, 0, 0]);
+      expect(await computed(page, msg('red'), 'border-top-style')).toBe('solid');
+      expect(await computed(page, msg('red'), 'border-top-width')).toBe('6px');
+      expect(await computed(page, msg('red'), 'border-top-color')).toBe('rgb(0, 255, 255)');
+      // A role's skin alike: the moderators' green, not the overlay's gradient.
+      expect(await bubblePixel('mod', 0.5)).toEqual([0, 255, 0]);
+      // The skin's gradient on its own (transparent) background: its see-through half shows the scene, not the overlay's blue.
+      expect(await bubblePixel('fade', 0.25)).toEqual([255, 0, 255]);
+      expect(await bubblePixel('fade', 0.75)).toEqual([0, 0, 0]);
+      expect(await computed(page, msg('fade'), 'background-color')).toBe('rgba(0, 0, 0, 0)');
+
+      // Live: the overlay dropping its gradient changes nothing for the red skin, and the skin's
+      // colour still wins when the overlay turns its gradient back on.
+      await setOverlayValues(page, overlay, { 'bubble.background-gradient': null });
+      expect(await bubblePixel('plain', 0.5)).toEqual([0, 0, 255]);
+      expect(await bubblePixel('red', 0.5)).toEqual([255, 0, 0]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: `${ARTIFACTS}/overlay-skin-layering.png` });
+      await page.close();
+    } finally {
+      await server.service.pickSkin(server.accountId, redViewer.id, null);
+      await server.service.pickSkin(server.accountId, fadeViewer.id, null);
+    }
+  });
+
   it("draws the overlay's value, not the catalog default, for a skin value the page cannot render (an old or hand-edited row)", async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
     expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values: { 'message.font-size': 22, 'bubble.width': 300 } })).status).toBe(200);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOG_DEFAULTS } from '../../src/service/settings/catalog.ts';
+import { CATALOG_DEFAULTS, SETTINGS, SETTINGS_BY_KEY } from '../../src/service/settings/catalog.ts';
+import type { SettingValue } from '../../src/service/settings/catalog.ts';
+import { isRenderableValue, skinLayer } from '../../src/overlay/setting-read.ts';
 import { overlayStyleSheet } from '../../src/overlay/overlay-style-sheet.ts';
 import { settingsToCss } from '../../src/overlay/settings-css.ts';
 import type { OverlayStyle } from '../../src/service/push/protocol.ts';
@@ -21,5 +23,65 @@ describe('overlayStyleSheet', () => {
     // The overlay's own changes carry into the skin where it does not override them.
     expect(skinCss).toMatch(/\.cs-msg\.cs-skin-5 \.cs-message \{[^}]*font-size: 18px;/);
     expect(skinCss).toMatch(/\.cs-msg\.cs-skin-5 \{[^}]*background-color: #112233;/);
+  });
+});
+
+describe('skinLayer: a skin on the overlay', () => {
+  const overlay = {
+    ...CATALOG_DEFAULTS,
+    'bubble.background-color': '#0000ff',
+    'bubble.background-gradient': 'linear-gradient(90deg, #ffff00 0%, #ffff00 100%)',
+    'bubble.border-width': 4, 'bubble.border-style': 'dashed', 'bubble.border-color': '#ffffff',
+    'message.text-stroke-color': 'transparent',
+  };
+  const layer = (overrides: Record<string, SettingValue>) =>
+    skinLayer(overlay, { settings: { ...CATALOG_DEFAULTS, ...overrides }, overrides });
+
+  it("draws a skin's background colour without the overlay's gradient, and a skin's gradient without the overlay's colour", () => {
+    const red = layer({ 'bubble.background-color': '#ff0000' });
+    expect(red.values['bubble.background-color']).toBe('#ff0000');
+    expect(red.values['bubble.background-gradient']).toBe('');
+    expect([...red.skinKeys]).toEqual(['bubble.background-color']);
+    const fade = layer({ 'bubble.background-gradient': 'linear-gradient(90deg, #ff00ff 0%, transparent 100%)' });
+    expect(fade.values['bubble.background-color']).toBe('transparent');
+    // Both set: both the skin's.
+    const both = layer({ 'bubble.background-color': '#ff0000', 'bubble.background-gradient': 'linear-gradient(90deg, #ff00ff 0%, transparent 100%)' });
+    expect(both.values['bubble.background-gradient']).toBe('linear-gradient(90deg, #ff00ff 0%, transparent 100%)');
+    expect(both.values['bubble.background-color']).toBe('#ff0000');
+  });
+
+  it("keeps the overlay's values where they hide nothing the skin sets", () => {
+    // Recolouring the overlay's border keeps its width and style.
+    const cyan = layer({ 'bubble.border-color': '#00ffff' });
+    expect([cyan.values['bubble.border-width'], cyan.values['bubble.border-style'], cyan.values['bubble.border-color']]).toEqual([4, 'dashed', '#00ffff']);
+    // An overlay without a gradient keeps its own, whatever the skin's colour.
+    const plain = skinLayer({ ...overlay, 'bubble.background-gradient': '' }, { settings: CATALOG_DEFAULTS, overrides: { 'bubble.border-width': 1 } });
+    expect(plain.values['bubble.background-color']).toBe('#0000ff');
+  });
+
+  it('draws a hiding key at the skin\'s own value: border style, outline colour, radius toggle, full width, avatar.show', () => {
+    const values = skinLayer(
+      { ...overlay, 'bubble.border-style': 'none', 'bubble.border-radius-advanced': true, 'bubble.full-width': true, 'avatar.show': false },
+      { settings: { ...CATALOG_DEFAULTS, 'avatar.border-width': 3 }, overrides: {
+        'bubble.border-width': 6, 'message.text-stroke-width': 2, 'bubble.border-radius': 9, 'bubble.width': 300, 'avatar.border-width': 3,
+      } },
+    ).values;
+    expect(values['bubble.border-style']).toBe('solid');
+    expect(values['message.text-stroke-color']).toBe('#000000');
+    expect(values['bubble.border-radius-advanced']).toBe(false);
+    expect(values['bubble.full-width']).toBe(false);
+    expect(values['avatar.show']).toBe(true);
+  });
+
+  it('names, in every hiddenWhen of the catalog, a key of the same element with a value that key can take', () => {
+    for (const spec of SETTINGS) {
+      for (const mask of spec.hiddenWhen ?? []) {
+        const hiding = SETTINGS_BY_KEY.get(`${spec.element}.${mask.property}`);
+        expect(hiding, `${spec.key} hidden by ${mask.property}`).toBeDefined();
+        expect(hiding!.key).not.toBe(spec.key);
+        const value = 'is' in mask ? mask.is : mask.isNot;
+        expect(isRenderableValue(hiding!, value), `${spec.key}: ${String(value)}`).toBe(true);
+      }
+    }
   });
 });

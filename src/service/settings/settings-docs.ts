@@ -1,6 +1,6 @@
 // docs/settings.md as a pure function of the catalog and the templates, so the page cannot
 // drift from the code: write-settings-docs.ts writes it and a test compares the two.
-import type { SettingSpec, SettingValue } from './catalog.ts';
+import type { Mask, SettingSpec, SettingValue } from './catalog.ts';
 import { normalizeColor } from './color.ts';
 import { GENERIC_FONT_FAMILIES, SYSTEM_FONT_FAMILIES } from './fonts.ts';
 import {
@@ -149,6 +149,7 @@ export function renderSettingsDocs(settings: readonly SettingSpec[], templates: 
     `- the system fonts ${SYSTEM_FONT_FAMILIES.map((f) => code(f.family)).join(', ')};`,
     `- the CSS generic families ${GENERIC_FONT_FAMILIES.map(code).join(', ')}.`,
     '',
+    ...skinLayeringSection(settings),
     '## Templates',
     '',
     '| Id | Slug | Name | Elements | Keys | Description |',
@@ -170,6 +171,66 @@ export function renderSettingsDocs(settings: readonly SettingSpec[], templates: 
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/** How a skin's keys sit on the overlay's, from the catalog's `hiddenWhen` (overlay/setting-read.ts). */
+function skinLayeringSection(settings: readonly SettingSpec[]): string[] {
+  // One row per mask and set of elements, naming the keys that have it.
+  const rows = new Map<string, { properties: string[]; mask: Mask; elements: string[] }>();
+  const elementsOf = new Map<string, string[]>();
+  for (const spec of settings) {
+    for (const mask of spec.hiddenWhen ?? []) {
+      const id = `${spec.property}\u0000${JSON.stringify(mask)}`;
+      elementsOf.set(id, [...(elementsOf.get(id) ?? []), spec.element]);
+    }
+  }
+  for (const spec of settings) {
+    for (const mask of spec.hiddenWhen ?? []) {
+      const elements = elementsOf.get(`${spec.property}\u0000${JSON.stringify(mask)}`)!;
+      const id = `${JSON.stringify(mask)}\u0000${elements.join()}`;
+      const entry = rows.get(id) ?? { properties: [], mask, elements };
+      if (!entry.properties.includes(spec.property)) entry.properties.push(spec.property);
+      rows.set(id, entry);
+    }
+  }
+  const condition = (mask: Mask): string => ('is' in mask ? `is ${valueCode(mask.is)}` : `is not ${valueCode(mask.isNot)}`);
+  return [
+    '## Skins on the overlay',
+    '',
+    'A skin stores only the keys it changes: a value equal to the template default is not stored',
+    '(PUT /skins drops it). A message drawn with a skin, picked by its viewer or assigned to one of',
+    'their roles, shows the overlay\'s settings with the skin\'s keys on top, so the overlay\'s',
+    'own changes carry into skinned messages (a skin that sets only `bubble.border-color`',
+    'recolours the overlay\'s border and keeps its width and style). One rule keeps the skin\'s',
+    'visible intent on screen: **where a key the skin leaves alone would, at the overlay\'s value,',
+    'hide a key the skin sets, that key is drawn at the skin\'s own value** (the template default, as',
+    'GET /skins shows it) for the skin\'s messages. So:',
+    '',
+    '- a skin that sets `bubble.background-color` shows that colour on an overlay with a',
+    '  `bubble.background-gradient`: its messages are drawn without the overlay\'s gradient;',
+    '- a skin that sets a background gradient draws it on its own background colour, not the',
+    '  overlay\'s, so its see-through parts show what is behind the overlay, as in the skin itself;',
+    '- a skin\'s border width or colour shows on an overlay whose `border-style` is `none` (drawn',
+    '  `solid`), a skin\'s uniform `border-radius` on an overlay with per-corner radii, a skin\'s',
+    '  shadow or outline on an overlay that made its own transparent, a skin\'s `bubble.width` on a',
+    '  full-width overlay, a skin\'s entrance timing on an overlay without an entrance;',
+    '- a skin that styles the avatar or places the badges shows them on its messages when the',
+    '  overlay hides them (`avatar.show`, `badges.show` false); a skin that sets `avatar.show` or',
+    '  `badges.show` to false hides them on its messages.',
+    '',
+    'The container keys (`chat.*`, `bubble.message-direction`, `bubble.gap`) always come from the',
+    'overlay. None of this changes what is stored or what the API answers: it is how a skin is drawn.',
+    'A skin cannot turn a setting back to its default over the overlay (that value is not stored),',
+    'except through this rule.',
+    '',
+    'The settings that hide others:',
+    '',
+    '| When the skin sets one of | Of | and the overlay\'s | Because | Drawn at the skin\'s own value |',
+    '|---|---|---|---|---|',
+    ...[...rows.values()].map(({ properties, mask, elements }) =>
+      `| ${properties.map(code).join(', ')} | ${elements.join(', ')} | ${code(mask.property)} ${condition(mask)} | ${escapeCell(mask.why)} | ${code(mask.property)} |`),
+    '',
+  ];
 }
 
 function directionList(): string {

@@ -14,6 +14,7 @@ export function overlayStyleSheet(style: OverlayStyle): string {
     const layer = skinLayer(style.settings, skin);
     css += settingsToCss(layer.values, {
       scopeClass: skinClassName(skin.id),
+      scopeKeys: layer.skinKeys,
       fontSources,
     });
   }

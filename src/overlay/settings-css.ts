@@ -18,6 +18,11 @@ import { readSetting } from './setting-read.ts';
 export interface SettingsCssOptions {
   /** Class name (no dot) the rules are scoped to, e.g. `cs-skin-5`; overlay-wide when absent. */
   scopeClass?: string;
+  /**
+   * Keys the scope (a skin) sets itself (skinLayer's `skinKeys`). A skin that sets
+   * `username.font-color` draws names in it, over the chatter's Twitch colour.
+   */
+  scopeKeys?: ReadonlySet<string>;
   /** Font family -> catalog source; `generic` families are written unquoted. */
   fontSources?: Readonly<Record<string, FontSource>>;
 }
@@ -139,7 +144,7 @@ export function settingsToCss(settings: Readonly<Record<string, unknown>>, optio
     rules.add(sel.username, [['display', 'none']]);
   }
   for (const element of TEXT_ELEMENTS) {
-    if (present.has(element)) rules.add(sel[element], typographyDeclarations(get, element, options.fontSources));
+    if (present.has(element)) rules.add(sel[element], typographyDeclarations(get, element, options));
   }
   if (present.has('message') === false) rules.add(sel.message, [['display', 'none']]);
   if (present.has('badges')) {
@@ -193,19 +198,20 @@ function boxDeclarations(get: Get, element: string): Declarations {
   ];
 }
 
-function typographyDeclarations(
-  get: Get, element: string, fontSources: Readonly<Record<string, FontSource>> | undefined,
-): Declarations {
+function typographyDeclarations(get: Get, element: string, options: SettingsCssOptions): Declarations {
   const k = (property: string): string => `${element}.${property}`;
   const color = String(get(k('font-color')));
+  // The name shows in the chatter's Twitch colour; font-color is for chatters without one. A
+  // skin's own name colour is the exception: it is what the skin is for (a viewer who picked a
+  // gold-name skin sees a gold name), so it wins over the chatter's colour.
+  const chatterColorFirst = element === 'username' && options.scopeKeys?.has(k('font-color')) !== true;
   return [
     ['font-style', String(get(k('font-style')))],
     ['text-decoration', String(get(k('text-decoration')))],
     ['text-transform', String(get(k('text-transform')))],
     ['font-size', px(get(k('font-size')))],
-    // The name shows in the chatter's Twitch colour; font-color is for chatters without one.
-    ['color', element === 'username' ? `var(${USER_COLOR_PROPERTY}, ${color})` : color],
-    ['font-family', fontFamilyValue(String(get(k('font-family'))), fontSources)],
+    ['color', chatterColorFirst ? `var(${USER_COLOR_PROPERTY}, ${color})` : color],
+    ['font-family', fontFamilyValue(String(get(k('font-family'))), options.fontSources)],
     ['font-weight', String(get(k('font-weight')))],
     ['text-shadow', [
       px(get(k('text-shadow-offset-x'))),

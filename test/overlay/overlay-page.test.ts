@@ -312,7 +312,7 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     await page.close();
   });
 
-  it("shows what a skin sets on an overlay whose own settings would hide it: colour over the overlay's gradient, gradient without its colour, border", async () => {
+  it("shows what a skin sets on an overlay whose own settings would hide it: colour over the overlay's gradient, gradient without its colour, border, name colour", async () => {
     // The overlay has a gradient over a blue bubble and a 4px white border switched off with style none.
     const overlay = await server.service.createOverlay(server.accountId, { name: 'Layering', template: 'bubbles' });
     expect((await server.api('PUT', '/template', {
@@ -362,8 +362,11 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
       expect(await computed(page, msg('red'), 'border-top-style')).toBe('solid');
       expect(await computed(page, msg('red'), 'border-top-width')).toBe('6px');
       expect(await computed(page, msg('red'), 'border-top-color')).toBe('rgb(0, 255, 255)');
+      // The skin's name colour wins over the chatter's Twitch colour.
+      expect(await computed(page, `${msg('red')} .cs-username`, 'color')).toBe('rgb(255, 215, 0)');
       // A role's skin alike: the moderators' green, not the overlay's gradient.
       expect(await bubblePixel('mod', 0.5)).toEqual([0, 255, 0]);
+      expect(await computed(page, `${msg('mod')} .cs-username`, 'color')).toBe('rgb(30, 144, 255)'); // it sets no name colour
       // The skin's gradient on its own (transparent) background: its see-through half shows the scene, not the overlay's blue.
       expect(await bubblePixel('fade', 0.25)).toEqual([255, 0, 255]);
       expect(await bubblePixel('fade', 0.75)).toEqual([0, 0, 0]);

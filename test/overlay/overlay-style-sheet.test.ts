@@ -73,6 +73,16 @@ describe('skinLayer: a skin on the overlay', () => {
     expect(values['avatar.show']).toBe(true);
   });
 
+  it("renders a skin's name colour over the chatter's Twitch colour, and the chatter's colour otherwise", () => {
+    const styleWith = (overrides: Record<string, SettingValue>): OverlayStyle => ({
+      template: { id: 1, slug: 'bubbles', name: 'Bubbles' }, settings: CATALOG_DEFAULTS,
+      skins: [{ id: 7, name: 'Gold', slug: 'gold', settings: { ...CATALOG_DEFAULTS, ...overrides }, overrides }],
+      roleSkins: {}, viewerSkins: {}, fonts: {},
+    });
+    expect(overlayStyleSheet(styleWith({ 'username.font-color': '#ffd700' }))).toMatch(/\.cs-msg\.cs-skin-7 \.cs-username \{[^}]*\n  color: #ffd700;/);
+    expect(overlayStyleSheet(styleWith({ 'message.font-color': '#ffd700' }))).toMatch(/\.cs-msg\.cs-skin-7 \.cs-username \{[^}]*\n  color: var\(--cs-user-color, #ffffff\);/);
+  });
+
   it('names, in every hiddenWhen of the catalog, a key of the same element with a value that key can take', () => {
     for (const spec of SETTINGS) {
       for (const mask of spec.hiddenWhen ?? []) {

@@ -218,6 +218,8 @@ function skinLayeringSection(settings: readonly SettingSpec[]): string[] {
     '  overlay hides them (`avatar.show`, `badges.show` false); a skin that sets `avatar.show` or',
     '  `badges.show` to false hides them on its messages.',
     '',
+    'And a skin that sets `username.font-color` draws its chatters\' names in it, over their Twitch',
+    'name colour (the overlay\'s `username.font-color` is only for chatters who have not set one).',
     'The container keys (`chat.*`, `bubble.message-direction`, `bubble.gap`) always come from the',
     'overlay. None of this changes what is stored or what the API answers: it is how a skin is drawn.',
     'A skin cannot turn a setting back to its default over the overlay (that value is not stored),',

@@ -15,7 +15,8 @@
 //   untouched), GET /viewers/{identifier}/skins by login in any case and by id, unknown viewers 404;
 // - any invalid value refuses the whole request (422, `values.<key>` named) and changes nothing;
 // - after every step, what each overlay's WebSocket last received (snapshot then updates) equals
-//   GET /template's settings_values, and the skins in use carry the model's stored overrides.
+//   GET /template's settings_values, and the skins in use carry the model's stored overrides,
+//   also after several writes sent at once (which may share one commit and one update).
 import fc from 'fast-check';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
@@ -402,6 +403,39 @@ class PutSkin implements fc.AsyncCommand<Model, Real> {
 }
 
 /** How the viewer is named in the body; `mismatch` adds the user id of another viewer (422). */
+/**
+ * Several fitting PUT /template writes sent at once (they may share one commit and one update).
+ * Their keys are disjoint, so whatever order they commit in, the end state is the same.
+ */
+class ConcurrentPuts implements fc.AsyncCommand<Model, Real> {
+  readonly writes: Array<{ overlay: OverlayName; scope: Scope; sent: Sent[] }>;
+  constructor(writes: Array<{ overlay: OverlayName; scope: Scope; sent: Sent[] }>) { this.writes = writes; }
+  check(): boolean { return true; }
+  async run(model: Model, real: Real): Promise<void> {
+    const step = this.toString();
+    const answers = await Promise.all(this.writes.map((w) => real.api('PUT', '/template', {
+      scope: w.scope, preset_id: real.overlayIds[w.overlay], values: valuesObject(w.sent),
+    })));
+    for (const [i, w] of this.writes.entries()) {
+      const invalid = w.sent.some((s) => !(s.key in DEFAULTS[TEMPLATE_OF[w.overlay]]!));
+      expect(answers[i]!.status, `${step}: write ${i}`).toBe(invalid ? 422 : 200);
+      if (invalid) continue;
+      const stored = model.stored[w.scope === 'source' ? SOURCE_OF[w.overlay]! : w.overlay];
+      for (const s of w.sent) {
+        if (s.stored === null) delete stored[s.key];
+        else stored[s.key] = s.stored;
+      }
+    }
+    await checkAll(model, real, step);
+  }
+  toString(): string {
+    return `ConcurrentPuts(${this.writes.map((w) => `${w.overlay} ${w.scope} ${describeSent(w.sent)}`).join(' | ')})`;
+  }
+}
+
+const fittingScope = (overlay: OverlayName, pick: boolean): Scope =>
+  SOURCE_OF[overlay] === undefined ? 'independent' : pick ? 'source' : 'override';
+
 type Ident = 'login' | 'id' | 'both' | 'mismatch';
 function identBody(viewer: ViewerName, ident: Ident): Values {
   if (ident === 'login') return { twitch_username: viewer };
@@ -488,6 +522,9 @@ const commands = [
   fc.tuple(overlayArb, scopeArb, sentValues(true), fc.boolean()).map(([o, s, v, q]) => new PutTemplate(o, s, v, q)),
   // Mostly scopes that fit, so that writes go through and pile up.
   fc.tuple(overlayArb, sentValues(false)).map(([o, v]) => new PutTemplate(o, o === 'Synced' ? (v.length % 2 === 0 ? 'source' : 'override') : 'independent', v)),
+  fc.uniqueArray(fc.oneof(fc.constantFrom(...VALID), fc.constantFrom(...NULLS)), { minLength: 2, maxLength: 6, selector: (s) => s.key })
+    .chain((sent) => fc.array(fc.tuple(fc.constantFrom(...OVERLAYS), fc.boolean()), { minLength: sent.length, maxLength: sent.length })
+      .map((targets) => new ConcurrentPuts(targets.map(([overlay, pick], i) => ({ overlay, scope: fittingScope(overlay, pick), sent: [sent[i]!] }))))),
   fc.tuple(anySkinArb, sentValues(true)).map(([k, v]) => new PutSkin(k, v)),
   fc.tuple(fc.constantFrom<OwnSkin>(...OWN_SKINS), sentValues(false)).map(([k, v]) => new PutSkin(k, v)),
   fc.tuple(viewerArb, identArb, anySkinArb).map(([v, i, k]) => new Unlock(v, i, k)),

@@ -59,7 +59,7 @@ describe('skinLayer: a skin on the overlay', () => {
     expect(plain.values['bubble.background-color']).toBe('#0000ff');
   });
 
-  it('draws a hiding key at the skin\'s own value: border style, outline colour, radius toggle, full width, avatar.show', () => {
+  it('draws a hiding key at the skin\'s own value: border style, outline colour, radius toggle', () => {
     const values = skinLayer(
       { ...overlay, 'bubble.border-style': 'none', 'bubble.border-radius-advanced': true, 'bubble.full-width': true, 'avatar.show': false },
       { settings: { ...CATALOG_DEFAULTS, 'avatar.border-width': 3 }, overrides: {
@@ -69,8 +69,22 @@ describe('skinLayer: a skin on the overlay', () => {
     expect(values['bubble.border-style']).toBe('solid');
     expect(values['message.text-stroke-color']).toBe('#000000');
     expect(values['bubble.border-radius-advanced']).toBe(false);
-    expect(values['bubble.full-width']).toBe(false);
-    expect(values['avatar.show']).toBe(true);
+    // Only paint hides paint: the streamer's switches stay (a skin never brings back a hidden
+    // avatar, nor narrows full-width bubbles).
+    expect(values['bubble.full-width']).toBe(true);
+    expect(values['avatar.show']).toBe(false);
+  });
+
+  it("never undoes the streamer's switches: avatar.show, badges.show, full-width, an entrance of none", () => {
+    const switchedOff = {
+      ...overlay, 'avatar.show': false, 'badges.show': false, 'bubble.full-width': true, 'bubble.animation-entrance': 'none',
+    };
+    const overrides = {
+      'avatar.border-width': 3, 'avatar.size': 64, 'badges.position': 'after-name', 'bubble.width': 300, 'bubble.animation-duration': 200,
+    };
+    const values = skinLayer(switchedOff, { settings: { ...CATALOG_DEFAULTS, ...overrides }, overrides }).values;
+    expect([values['avatar.show'], values['badges.show'], values['bubble.full-width'], values['bubble.animation-entrance']])
+      .toEqual([false, false, true, 'none']);
   });
 
   it("renders a skin's name colour over the chatter's Twitch colour, and the chatter's colour otherwise", () => {

@@ -24,7 +24,9 @@ export interface SettingSpec {
    * style `none` has no visible width, a background gradient covers the background colour. Any
    * one of them hiding it is enough. Used where a skin sits on the overlay (overlay/setting-read.ts):
    * a skin that sets this key and leaves such a setting alone is drawn with its own value of it,
-   * not the overlay's hiding one. Documented in docs/settings.md ("Skins on the overlay").
+   * not the overlay's hiding one. Documented in docs/settings.md ("Skins on the overlay"). Only
+   * paint hides paint here: the streamer's switches (avatar.show, badges.show, full-width, an
+   * entrance of none) are never undone by a skin.
    */
   readonly hiddenWhen?: readonly Mask[];
 }
@@ -72,17 +74,11 @@ function row(property: string, r: Row, ...hiddenWhen: Mask[]): Row {
   return hiddenWhen.length === 0 ? { ...r, property } : { ...r, property, hiddenWhen: [...(r.hiddenWhen ?? []), ...hiddenWhen] };
 }
 
-/** `rows` with `mask` added to each but the one it reads: a whole element a toggle hides. */
-function allHiddenWhen(rows: Row[], mask: Mask): Row[] {
-  return rows.map((r) => (r.property === mask.property ? r : row(r.property, r, mask)));
-}
-
 const STYLE_NONE: Mask = { property: 'border-style', is: 'none', why: 'a border of style none is not drawn' };
 const NO_BORDER_WIDTH: Mask = { property: 'border-width', is: 0, why: 'a border of width 0 is not drawn' };
 const CLEAR_BORDER: Mask = { property: 'border-color', is: 'transparent', why: 'a transparent border is not seen' };
 const CLEAR_BOX_SHADOW: Mask = { property: 'box-shadow-color', is: 'transparent', why: 'a transparent shadow is not seen' };
 const CLEAR_TEXT_SHADOW: Mask = { property: 'text-shadow-color', is: 'transparent', why: 'a transparent shadow is not seen' };
-const NO_ENTRANCE: Mask = { property: 'animation-entrance', is: 'none', why: 'there is no entrance to time' };
 const advancedOn = (uniform: string): Mask => ({ property: `${uniform}-advanced`, is: true, why: `${uniform}-advanced draws the per-part keys instead` });
 const advancedOff = (uniform: string): Mask => ({ property: `${uniform}-advanced`, is: false, why: `without ${uniform}-advanced the uniform key is drawn instead` });
 
@@ -111,9 +107,9 @@ const boxRows = (element: (typeof BOX_ELEMENTS)[number]): Row[] => [
     property: '', type: 'select', default: element === 'bubble' ? 'slide-in-up' : 'none',
     options: ENTRANCE_ANIMATIONS, description: 'Entrance animation when a message appears',
   }),
-  row('animation-duration', px('Entrance animation duration in ms', 750), NO_ENTRANCE),
-  row('animation-delay', px('Entrance animation delay in ms'), NO_ENTRANCE),
-  row('animation-easing', { property: '', type: 'select', default: 'ease-out', options: EASINGS, description: 'Entrance animation timing function' }, NO_ENTRANCE),
+  row('animation-duration', px('Entrance animation duration in ms', 750)),
+  row('animation-delay', px('Entrance animation delay in ms')),
+  row('animation-easing', { property: '', type: 'select', default: 'ease-out', options: EASINGS, description: 'Entrance animation timing function' }),
   row('padding', px('Inner spacing in px')),
 ];
 
@@ -135,7 +131,7 @@ const bubbleRows: Row[] = [
   row('full-width', { property: '', type: 'toggle', default: false, description: 'Bubbles stretch to the container width' }),
   row('alignment', { property: '', type: 'select', default: 'left', options: ['left', 'center', 'right'], description: 'Horizontal alignment of bubbles' }),
   row('gap', px('Gap between bubbles in px', 10)),
-  row('width', px('Bubble width in px', 400), { property: 'full-width', is: true, why: 'a full-width bubble takes the container width' }),
+  row('width', px('Bubble width in px', 400)),
 ];
 
 const avatarRows: Row[] = [
@@ -166,8 +162,7 @@ const typographyRows: Row[] = [
 
 const badgesRows: Row[] = [
   row('show', { property: '', type: 'toggle', default: true, description: 'Show chat badges' }),
-  row('position', { property: '', type: 'select', default: 'before-name', options: ['before-name', 'after-name'], description: 'Badges before or after the name' },
-    { property: 'show', is: false, why: 'badges.show false hides the badges' }),
+  row('position', { property: '', type: 'select', default: 'before-name', options: ['before-name', 'after-name'], description: 'Badges before or after the name' }),
 ];
 
 function stamp(element: Element, rows: Row[]): SettingSpec[] {
@@ -178,7 +173,7 @@ function stamp(element: Element, rows: Row[]): SettingSpec[] {
 export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   ...stamp('chat', chatRows),
   ...stamp('bubble', [...boxRows('bubble'), ...bubbleRows]),
-  ...stamp('avatar', allHiddenWhen([...boxRows('avatar'), ...avatarRows], { property: 'show', is: false, why: 'avatar.show false hides the avatar' })),
+  ...stamp('avatar', [...boxRows('avatar'), ...avatarRows]),
   ...stamp('username', [...boxRows('username'), ...usernameRows, ...typographyRows]),
   ...stamp('message', [...boxRows('message'), ...typographyRows]),
   ...stamp('badges', badgesRows),

@@ -32,6 +32,7 @@ import { applySeed } from '../../../src/service/seed.ts';
 import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../../../src/service/settings/templates.ts';
 import { openSqliteStore } from '../../../src/service/store/sqlite-store.ts';
 import { createStyleService } from '../../../src/service/style-service.ts';
+import { apiCaller } from '../../support/api-caller.ts';
 
 const TEMPLATES = loadTemplates(DEFAULT_TEMPLATES_DIR);
 const DEFAULTS: Record<string, Record<string, unknown>> = Object.fromEntries(TEMPLATES.map((t) => [t.slug, { ...t.defaults }]));
@@ -241,19 +242,7 @@ async function startReal(): Promise<Real> {
   return {
     app, origin, apiKey, overlayIds, watches,
     skinIds: { ...streamer.skins, othersk: ids.accounts.other!.skins.othersk!, classic: ids.global_skins.classic! } as Record<AnySkin, number>,
-    async api(method, path, body) {
-      const response = await fetch(`${origin}/api/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          accept: 'application/json',
-          'user-agent': 'chatskin-model-tests/1.0',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: await response.json() };
-    },
+    api: apiCaller(origin, apiKey, 'chatskin-model-tests/1.0'),
     async close() {
       for (const w of Object.values(watches)) w.socket.terminate();
       await app.close();

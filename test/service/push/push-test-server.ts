@@ -17,6 +17,7 @@ import { openSqliteStore } from '../../../src/service/store/sqlite-store.ts';
 import type { SqliteStore } from '../../../src/service/store/sqlite-store.ts';
 import { createStyleService } from '../../../src/service/style-service.ts';
 import type { StyleService } from '../../../src/service/style-service.ts';
+import { apiCaller } from '../../support/api-caller.ts';
 
 export interface PushTestServer {
   origin: string;
@@ -120,19 +121,7 @@ export async function startPushTestServer(options: OverlayServerOptions & { host
         },
       };
     },
-    async api(method, path, body) {
-      const response = await fetch(`${origin}/api/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          accept: 'application/json',
-          'user-agent': 'chatskin-push-tests/1.0',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: await response.json() };
-    },
+    api: apiCaller(origin, apiKey, 'chatskin-push-tests/1.0'),
     async close() {
       await app.close();
       await store.close();

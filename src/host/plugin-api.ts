@@ -11,7 +11,7 @@ export type { ChatRole } from './chat-roles.ts';
 export type ReplyOutcome =
   /** Every part reached the chat transport. */
   | { status: 'sent'; parts: number }
-  /** The channel's queue was full and the same text was already waiting: it goes out once. */
+  /** The channel's queue (or the plugin's share of it) was full and the same text was already waiting: it goes out once. */
   | { status: 'coalesced' }
   /** Not queued (empty text or no text at all, queue full, no transport for the channel, host stopping); logged. */
   | { status: 'refused'; reason: string }

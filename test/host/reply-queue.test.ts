@@ -248,6 +248,24 @@ describe('reply queue: never drops silently', () => {
     expect(queue.pending()).toBe(0);
   });
 
+  it('a plugin past its share coalesces a reply identical to one already waiting, as a full queue does', async () => {
+    const { queue } = setup({ maxQueued: 10, maxQueuedPerPlugin: 3 });
+    for (const text of ['a', 'b', 'c', 'd']) void queue.enqueue('streamer', text, { plugin: 'loop' });
+    expect(await queue.enqueue('streamer', 'c', { plugin: 'loop' })).toEqual({ status: 'coalesced' });
+    expect(await queue.enqueue('streamer', 'e', { plugin: 'loop' })).toMatchObject({ status: 'refused' });
+  });
+
+  it('a line sent again after a refusal takes its place even in a full queue, ahead of the replies waiting', async () => {
+    const { queue, clock, transport } = setup({ maxQueued: 3 });
+    for (const text of ['a', 'b', 'c', 'd']) void queue.enqueue('streamer', text);
+    await clock.advance(0);
+    expect(queue.pending('streamer')).toBe(3);
+    queue.refused('streamer', 'a', 'msg_slowmode', { kind: 'wait', ms: 2_000 });
+    expect(queue.pending('streamer')).toBe(4);
+    await clock.advance(2_000 + 3 * SPACING_MS);
+    expect(transport.sent.map((line) => line.text)).toEqual(['a', 'a', 'b', 'c', 'd']);
+  });
+
   it('an empty reply is refused and logged', async () => {
     const { queue, logs } = setup();
     expect(await queue.enqueue('streamer', ' \n ')).toEqual({ status: 'refused', reason: 'empty reply' });

@@ -259,11 +259,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
 
   const onEvent = (transport: ChatTransport, event: ChatTransportEvent): void => {
-    if (drained !== null) return;
+    // While stopping, lines still go out (commands finishing, teardowns saying goodbye), so the
+    // queue keeps hearing what paces them: the bot's status, the slow mode, the lines refused.
     if (event.type !== 'message') {
       toQueue(queues.get(transport)!, event);
       return;
     }
+    if (drained !== null) return;
     if (event.self || !router.couldBeCommand(event.text)) return;
     const text = commandTextOf(event.text, event.tags);
     if (text === null) return;
@@ -294,7 +296,6 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
 
   const drainCommands = async (): Promise<void> => {
-    for (const unsubscribe of unsubscribes) unsubscribe();
     // No timer starts new work once stopping: a run under way is waited for like a command.
     pluginTimers.stopAll();
     // Commands already running finish first, while chat is still connected for their replies.
@@ -323,6 +324,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     await Promise.all(teardowns.reverse().map(({ plugin, teardown, log }) =>
       awaitWithin(tearDown(plugin, log, teardown), teardownTimeoutMs, `plugin ${plugin}'s teardown`, { plugin })));
     for (const queue of queues.values()) queue.stop();
+    for (const unsubscribe of unsubscribes) unsubscribe();
     stalls.stop();
     for (const warning of slowRedemptionWarnings) warning.cancel();
   };

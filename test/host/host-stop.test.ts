@@ -109,6 +109,26 @@ describe('host stop', () => {
     expect(test.said()).toEqual(['@Ann slow work done']);
   });
 
+  it('keeps pacing the lines that go out while stopping: a line Twitch refuses then is sent again', async () => {
+    const slow = opened();
+    gates.chatskinStopGates = { slow: slow.promise, teardown: new Promise(() => {}) };
+    const clock = new ManualClock();
+    const test = await startTestHost({
+      config: { pluginDirs: [folders.dir], plugins: { tidy: {}, work: {} } }, clock, stopTimeoutMs: 5_000, limits: TWITCH_CHAT_LIMITS,
+    });
+    test.chat.message('#streamer', '!slow', viewerTags('ann'));
+    await settle();
+    const stopping = test.host.stop();
+    slow.open();
+    await clock.advance(0);
+    expect(test.said()).toEqual(['@Ann slow work done']);
+    // During the teardowns (work's never ends: 3 s), Twitch refuses the line for slow mode.
+    test.chat.receive({ type: 'line-refused', channel: 'streamer', text: '@Ann slow work done', reason: 'msg_slowmode', remedy: { kind: 'wait', ms: 2_000 } });
+    await clock.advance(3_000);
+    await stopping;
+    expect(test.said()).toEqual(['@Ann slow work done', '@Ann slow work done']);
+  });
+
   it('gives up on a command that never ends after stopTimeoutMs, says so, and still tears down', async () => {
     const { test, clock, stopping, stopped } = await stopWithCommandUnderWay({});
     await clock.advance(4_999);

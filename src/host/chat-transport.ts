@@ -85,15 +85,16 @@ export const TWITCH_ARRIVAL_MARGIN_MS = 100;
  * Twitch's chat limits for an ordinary (not verified) bot account: 20 lines per 30 s to channels
  * where the bot is neither moderator nor broadcaster, 100 per 30 s in all (dev.twitch.tv/docs/chat,
  * "Rate limits"), and one line per second per such channel (not in Twitch's documentation: from
- * pajbot's notes, github.com/pajbot/tmi-rate-limits), with TWITCH_ARRIVAL_MARGIN_MS on the two
- * times. The counts keep Twitch's numbers: the margin on the window covers both.
+ * pajbot's notes, github.com/pajbot/tmi-rate-limits), with TWITCH_ARRIVAL_MARGIN_MS on the three
+ * times (the duplicate window too). The counts keep Twitch's numbers: the margin on the window covers both.
  */
 export const TWITCH_CHAT_LIMITS: Readonly<ChatRateLimits> = Object.freeze({
   windowMs: 30_000 + TWITCH_ARRIVAL_MARGIN_MS,
   userMessages: 20,
   moderatorMessages: 100,
   minIntervalMs: 1_000 + TWITCH_ARRIVAL_MARGIN_MS,
-  duplicateWindowMs: 30_000,
+  // The same margin: the earlier line held up on the way leaves Twitch less than 30 s between the two.
+  duplicateWindowMs: 30_000 + TWITCH_ARRIVAL_MARGIN_MS,
 });
 
 /** Twitch's longest chat message, in characters. */

@@ -177,6 +177,18 @@ describe('reply queue: splitting and line hygiene', () => {
     expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u034F', 'same']);
   });
 
+  it('counts a repeat within 30 s plus the arrival margin as a repeat: 30.05 s after, it still differs; 30.1 s after, it goes as is', async () => {
+    const { queue, clock, transport } = setup();
+    void queue.enqueue('streamer', 'same');
+    await clock.advance(30_050);
+    void queue.enqueue('streamer', 'same');
+    await clock.advance(30_100);
+    void queue.enqueue('streamer', 'same \u034F');
+    await clock.advance(1_000);
+    // The first line held up on the way by under 100 ms would reach Twitch within 30 s of the second.
+    expect(transport.sent.map((line) => line.text)).toEqual(['same', 'same \u034F', 'same \u034F']);
+  });
+
   it('splits replies into parts of at most 498 characters, so a repeat is made to differ whole', async () => {
     const { queue, clock, transport } = setup();
     const line = `${'word '.repeat(98)}last`.padEnd(498, 'x');

@@ -15,13 +15,13 @@
 // taken over is put back, and only a refusal of its own counts. Every token read or refreshed is
 // added to the logger's secrets.
 import { ApiClient } from '@twurple/api';
-import { RefreshingAuthProvider } from '@twurple/auth';
-import type { AccessToken } from '@twurple/auth';
+import type { AccessToken, RefreshingAuthProvider } from '@twurple/auth';
 import type { Logger } from 'pino';
 import { systemClock } from '../../host/clock.ts';
 import type { Clock } from '../../host/clock.ts';
 import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/error-text.ts';
+import { OneRefreshAuthProvider } from './one-refresh-auth-provider.ts';
 import { missingScopes } from './scopes.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { knownTokens } from '../twitch-auth/known-tokens.ts';
@@ -94,7 +94,8 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   /** The access tokens this process loaded, refreshed or took over (the newest of them): the file holding one of them is not news. */
   const known = knownTokens();
   known.add(token.accessToken);
-  const authProvider = new RefreshingAuthProvider({ clientId: options.clientId, clientSecret: options.clientSecret });
+  // One refresh at a time: calls Twitch refuses together must not spend a one-use refresh token twice.
+  const authProvider = new OneRefreshAuthProvider({ clientId: options.clientId, clientSecret: options.clientSecret });
   authProvider.addUser(token.userId, accessTokenOf(token));
   const apiClient = new ApiClient({ authProvider, logger: twurpleLoggerOptions(logger) });
   /** As status() answers it, but for a refreshed token not saved yet (the saver's, read at status()). */

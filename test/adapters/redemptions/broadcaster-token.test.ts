@@ -111,6 +111,36 @@ describe('the broadcaster token', () => {
     expect(world.helix.tokens.some((t) => t.refreshToken === world.token.refreshToken)).toBe(false);
   });
 
+  it('refreshes once for calls Twitch refuses together: a one-use refresh token is not spent twice, and both redemptions finish', async () => {
+    // Twitch retires a refresh token once it is used (public clients; any client may get a new one).
+    const world = await openRedemptionWorld({ helix: { rotateRefreshTokens: true } });
+    worlds.push(world);
+    const redemptions = await world.start();
+    await world.settled();
+    const neon = await world.rewardId('unlock-neon');
+    const ghost = await world.rewardId('unlock-ghost');
+    // The access token stops working before its expiry (Twitch: answer the 401, do not go by expires_in).
+    world.helix.expireAccessToken(world.token.accessToken);
+    const refresh = world.helix.holdNext({ method: 'POST', path: '/auth/token' });
+    const fulfilled = world.helix.fireRedemption({ rewardId: neon, user: { login: 'first' } });
+    const refunded = world.helix.fireRedemption({ rewardId: ghost, user: { login: 'second' } });
+    // Both statuses go out with the old token and are refused before the refresh is answered.
+    const refused = () => world.helix.calls.filter((c) => c.method === 'PATCH' && c.status === 401).length;
+    await expect.poll(refused, { timeout: 10_000 }).toBe(2);
+    refresh.release();
+
+    await world.helix.waitForRedemptionStatus(fulfilled.redemption.id, 'FULFILLED', { timeoutMs: 10_000 });
+    await world.helix.waitForRedemptionStatus(refunded.redemption.id, 'CANCELED', { timeoutMs: 10_000 });
+    expect(world.helix.calls.filter((c) => c.path === '/auth/token').map((c) => c.status)).toEqual([200]);
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', refreshes: 1, error: null });
+    expect(world.logs.some((l) => /Twitch refused to refresh/.test(String(l.msg)))).toBe(false);
+    expect(world.unlocks).toHaveLength(1);
+    // The file holds the refresh token Twitch handed out, so a restart works.
+    await waitUntil(() => !readFileSync(world.tokenFile, 'utf8').includes(world.token.accessToken), 'the refreshed token to be saved');
+    const saved = await readTokenFile(world.tokenFile);
+    expect(world.helix.tokens.some((t) => t.refreshToken === saved?.refreshToken)).toBe(true);
+  });
+
   it('reports a refresh Twitch refuses in the status and the log, with what to do', async () => {
     const world = await open();
     const redemptions = await world.start();

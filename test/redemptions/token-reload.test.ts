@@ -192,6 +192,41 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     expect(healthComponents({ redemptions }).redemptions).toBe('running');
   });
 
+  it('while the refresh is refused, a lost EventSub connection is not opened again and again: one try, then none until the new token', async () => {
+    // Twitch closes a connection with no subscription 10 s after its welcome (4003); quicker here.
+    const world = await running({ tokenFileCheckMs: 50, helix: { eventSubOptions: { closeUnusedAfterMs: 200 } } });
+    const redemptions = world.redemptions!;
+    const eventSub = world.helix.eventSub;
+    const rewardId = await world.rewardId('unlock-neon');
+    await refuseRefresh(world);
+    const opened = eventSub.totalConnections;
+    eventSub.dropAllConnections();
+    await expect.poll(() => redemptions.status().eventsub?.subscription, { timeout: 5000, interval: 5 }).toBe('failed');
+    // Time for several rounds of welcome, refused subscription and 4003.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(eventSub.totalConnections - opened).toBe(1);
+    const failures = world.logs.filter((l) => l['component'] === 'eventsub' && l.level === LEVEL.error);
+    expect(failures.map((l) => String(l.msg))).toEqual([
+      'subscribing to channel-point redemptions failed: the broadcaster\'s token is refused (Twitch refused to refresh it); '
+      + 'the EventSub connection stays closed until a new token is taken over, then missed redemptions are listed',
+    ]);
+    expect(healthComponents({ redemptions }).redemptions).toBe('needs-auth');
+    // Redeemed meanwhile: nobody hears it live.
+    const during = world.helix.fireRedemption({ rewardId, user: { login: 'during' } });
+    expect(during.deliveries).toEqual([]);
+
+    // `chatskin twitch auth`: taken over, subscribed on a new connection, the missed one listed and finished.
+    const fresh = await saveBroadcasterToken(world);
+    await expect.poll(() => redemptions.status().eventsub?.subscription, { timeout: 5000, interval: 5 }).toBe('active');
+    await world.helix.waitForRedemptionStatus(during.redemption.id, 'FULFILLED');
+    const live = world.helix.fireRedemption({ rewardId, user: { login: 'after' } });
+    expect(live.deliveries.map((d) => d.delivered)).toEqual([true]);
+    await world.helix.waitForRedemptionStatus(live.redemption.id, 'FULFILLED');
+    expect(world.helix.calls.filter((c) => c.method === 'POST' && c.path === '/eventsub/subscriptions' && c.status === 202).at(-1)?.accessToken).toBe(fresh);
+    expect(world.unlocks).toHaveLength(2);
+    expect(redemptions.status()).toMatchObject({ problem: null, auth: { state: 'ok', reloads: 1 }, eventsub: { state: 'connected' } });
+  });
+
   it('is not taken when it lacks a scope the redemptions need: the refusal stands, with a warning', async () => {
     const world = await running({ tokenFileCheckMs: 50 });
     await refuseRefresh(world);

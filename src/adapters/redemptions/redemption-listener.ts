@@ -69,13 +69,21 @@ export interface RedemptionListenerOptions {
   welcomeTimeoutMs?: number;
   /** The longest wait twurple puts between two reconnect attempts. Default TWURPLE_MAX_RETRY_WAIT_MS. */
   maxRetryWaitMs?: number;
+  /**
+   * Whether Twitch refused to refresh the token, so that no subscription can be made until a new
+   * one is taken over. A subscription that fails meanwhile closes the connection, and none is
+   * opened until restart(): each new one would be closed by Twitch (4003, no subscription) and
+   * opened again, for as long as nobody runs `chatskin twitch auth`.
+   */
+  tokenRefused?: () => boolean;
 }
 
 export interface RedemptionListener {
   start(): void;
   /**
    * Drops the connection and subscribes afresh on a new one (e.g. with a new token after Twitch
-   * revoked the subscription); the counters carry on. Only when started.
+   * revoked the subscription, or after the connection was closed for a refused token); the
+   * counters carry on. Only when started.
    */
   restart(): void;
   status(): EventSubStatus;
@@ -220,6 +228,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
   let unwelcomedSocketOpen = false;
   /** A fresh connection waiting its turn after twurple's own retries were given up. */
   let afreshTimer: NodeJS.Timeout | null = null;
+  /** Closed because the token is refused: no connection until restart(). */
+  let parked = false;
 
   function clearWelcomeWatchdog(): void {
     if (welcomeWatchdog === null) return;
@@ -268,6 +278,23 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       afreshTimer = null;
       if (status.state !== 'stopped') connectAfresh();
     }, waitMs);
+  }
+
+  /**
+   * The token is refused, so no subscription can be made: closes the connection and opens none
+   * until restart() (a new token). Called from twurple's subscription handling, so the listener is
+   * stopped just after, as in connectAfreshLater.
+   */
+  function park(): void {
+    const retired = listener;
+    listener = null;
+    parked = true;
+    clearWelcomeWatchdog();
+    if (afreshTimer !== null) clearTimeout(afreshTimer);
+    afreshTimer = null;
+    status.state = 'disconnected';
+    status.sessionId = null;
+    setImmediate(() => retired?.stopCompletely());
   }
 
   /** Drops the current listener (and its connection) and subscribes afresh on a new one. */
@@ -368,6 +395,13 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
     created.onSubscriptionCreateFailure((_subscription: unknown, error: Error) => {
       if (created !== listener) return;
       status.subscription = 'failed';
+      if (options.tokenRefused?.()) {
+        status.lastError = 'the broadcaster\'s token is refused (Twitch refused to refresh it)';
+        log.error(`subscribing to channel-point redemptions failed: ${status.lastError}; `
+          + 'the EventSub connection stays closed until a new token is taken over, then missed redemptions are listed');
+        park();
+        return;
+      }
       status.lastError = describeTwitchError(error).message;
       log.error(`subscribing to channel-point redemptions failed: ${status.lastError}; redemptions are only listed periodically`);
     });
@@ -395,7 +429,8 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       watchNewConnection(listener);
     },
     restart() {
-      if (!listener) return;
+      if (!listener && !parked) return;
+      parked = false;
       log.info('EventSub: connecting afresh to subscribe to channel-point redemptions again');
       connectAfresh();
     },
@@ -404,6 +439,7 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
       clearWelcomeWatchdog();
       if (afreshTimer !== null) clearTimeout(afreshTimer);
       afreshTimer = null;
+      parked = false;
       status.state = 'stopped';
       if (status.subscription !== 'revoked') status.subscription = 'none';
       listener?.stopCompletely();

@@ -392,6 +392,8 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
         logger,
         ...(options.welcomeTimeoutMs === undefined ? {} : { welcomeTimeoutMs: options.welcomeTimeoutMs }),
         ...(options.maxRetryWaitMs === undefined ? {} : { maxRetryWaitMs: options.maxRetryWaitMs }),
+        // Until a new token is taken over (onTokenReloaded restarts it), nothing can be subscribed.
+        tokenRefused: () => auth.status().state === 'refresh-failed',
         onRedemption: (redemption) => {
           void pipeline.process(redemption);
         },

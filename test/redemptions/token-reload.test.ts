@@ -227,6 +227,25 @@ describe('a new token saved by `chatskin twitch auth` while the host runs', () =
     expect(redemptions.status()).toMatchObject({ problem: null, auth: { state: 'ok', reloads: 1 }, eventsub: { state: 'connected' } });
   });
 
+  it('while the refresh is refused, the periodic listing adds no line of its own: the refusal is said once, not at every reconciliation', async () => {
+    const world = await running({ tokenFileCheckMs: 50 });
+    const redemptions = world.redemptions!;
+    await refuseRefresh(world);
+    const mark = world.logs.length;
+    const calls = world.helix.calls.length;
+    // What the timer does every reconcileIntervalSeconds (60 s by default), for as long as nobody runs `chatskin twitch auth`.
+    for (let i = 0; i < 3; i++) expect(await redemptions.reconcile()).toBeNull();
+    expect(world.logs.slice(mark).filter((l) => l.level >= LEVEL.warn)).toEqual([]);
+    expect(world.helix.calls.length).toBe(calls);
+    expect(redemptions.status().problem).toContain('Twitch refused to refresh the broadcaster\'s token');
+
+    // A redemption missed meanwhile is listed as soon as the new token is taken over.
+    const missed = world.helix.addOfflineRedemption({ rewardId: await world.rewardId('unlock-neon'), user: { login: 'missed' } });
+    await saveBroadcasterToken(world);
+    await world.helix.waitForRedemptionStatus(missed.id, 'FULFILLED');
+    expect(redemptions.status().auth).toMatchObject({ state: 'ok', reloads: 1 });
+  });
+
   it('is not taken when it lacks a scope the redemptions need: the refusal stands, with a warning', async () => {
     const world = await running({ tokenFileCheckMs: 50 });
     await refuseRefresh(world);

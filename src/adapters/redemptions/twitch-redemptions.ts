@@ -81,7 +81,11 @@ export interface TwitchRedemptionsOptions {
 
 export interface TwitchRedemptions {
   status(): RedemptionsStatus;
-  /** Finishes missed redemptions now (the timer does it every reconcileIntervalSeconds). */
+  /**
+   * Finishes missed redemptions now (the timer does it every reconcileIntervalSeconds). Null when
+   * it cannot: no usable token yet, or one Twitch refused to refresh (then nothing is tried until a
+   * new one is taken over, which reconciles at once).
+   */
   reconcile(): Promise<ReconcileReport | null>;
   /** Stops listening and the timer, waits for redemptions under way and saved tokens. Idempotent. */
   stop(): Promise<void>;
@@ -342,6 +346,9 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
 
     function reconcile(): Promise<ReconcileReport | null> {
       if (stopped) return Promise.resolve(null);
+      // Twitch refused to refresh the token: twurple refuses every call until a new one is taken
+      // over (which reconciles at once), so a listing could only fail, and say so every interval.
+      if (auth.status().state === 'refresh-failed') return Promise.resolve(null);
       reconciling ??= (async () => {
         try {
           await syncRewardsIf(!rewardsSynced || outOfStep.size > 0);

@@ -1,5 +1,6 @@
 // The host's one config file as a zod schema. Every key has a default, so a file may omit
 // anything; docs/config.md documents every key and config/default.yaml spells the defaults out.
+import path from 'node:path';
 import { z } from 'zod';
 import { overlayClientConfigSchema } from '../client/client-from-config.ts';
 import { DEFAULT_BLOCKED_AGENTS } from '../service/http/options.ts';
@@ -210,6 +211,17 @@ const twitchEnabledSection = section({
   oauth: twitchOauthSection.optional(),
   redemptions: twitchRedemptionsSection.optional(),
   rewards: managedRewardsSection.optional(),
+}).superRefine((twitch, context) => {
+  // Two authorizations (other scopes), each refreshed and saved by its own part of the host.
+  if (!('tokenFile' in twitch.bot)) return;
+  const broadcasterFile = twitch.broadcaster?.tokenFile ?? twitchBroadcasterSection.parse({}).tokenFile;
+  if (path.resolve(twitch.bot.tokenFile) !== path.resolve(broadcasterFile)) return;
+  context.addIssue({
+    code: 'custom', path: ['bot', 'tokenFile'], input: twitch.bot.tokenFile,
+    message: 'is the broadcaster\'s token file too (twitch.broadcaster.tokenFile): the bot\'s chat token and the broadcaster\'s '
+      + 'are two authorizations with other scopes, each refreshed and saved on its own: in one file each would overwrite the other; '
+      + 'give each its own file',
+  });
 });
 
 /** A switched-off twitch section is not checked: placeholders and unset ${VARS} may stay. */

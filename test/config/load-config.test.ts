@@ -171,6 +171,18 @@ describe('loadConfig: twitch', () => {
     expect(both.message).not.toContain('thebottoken');
   });
 
+  it('bot.tokenFile is not the broadcaster\'s token file: two tokens, each refreshed and saved on its own', () => {
+    const same = 'is the broadcaster\'s token file too (twitch.broadcaster.tokenFile): the bot\'s chat token and the broadcaster\'s '
+      + 'are two authorizations with other scopes, each refreshed and saved on its own: in one file each would overwrite the other; '
+      + 'give each its own file';
+    const explicit = botSection(['tokenFile: ./data/token.json']) + '\n  broadcaster:\n    tokenFile: data/../data/token.json';
+    expect(errorOf(() => loadConfig(write(explicit), {})).issues).toEqual([{ path: 'twitch.bot.tokenFile', line: 6, message: same }]);
+    // The broadcaster's default file.
+    expect(errorOf(() => loadConfig(write(botSection(['tokenFile: ./data/twitch-broadcaster-token.json'])), {})).issues)
+      .toEqual([{ path: 'twitch.bot.tokenFile', line: 6, message: same }]);
+    expect(loadConfig(write(botSection(['tokenFile: ./data/twitch-bot-token.json'])), {}).twitch.enabled).toBe(true);
+  });
+
   it('bot.tokenFileCheckSeconds only with a token file, and from 1 to 3600', () => {
     expect(errorOf(() => loadConfig(write(botSection(['token: oauth:tok', 'tokenFileCheckSeconds: 2'])), {})).issues)
       .toEqual([{ path: 'twitch.bot', line: 5, message: 'has tokenFileCheckSeconds without tokenFile: it applies to a token file only' }]);

@@ -249,6 +249,17 @@ describe('FakeHelix with the real twurple ApiClient', () => {
     expect(helix.calls.find((c) => c.path === '/auth/token')?.status).toBe(400);
   });
 
+  it('an app the user disconnected: its tokens fail everywhere, refresh included, and its subscriptions are revoked', async () => {
+    const { helix, bot } = await setUp();
+    const validate = (token: string) => fetch(`${helix.baseUrl}/oauth2/validate`, { headers: { Authorization: `OAuth ${token}` } }).then((r) => r.status);
+    expect(await validate(bot.token.accessToken)).toBe(200);
+    helix.disconnectApp(bot.broadcaster.id, bot.clientId);
+    expect(await validate(bot.token.accessToken)).toBe(401);
+    expect(helix.isLiveUserToken(bot.token.accessToken, 'somechannel')).toBe(false);
+    await expect(bot.apiClient.channelPoints.getCustomRewards(bot.broadcaster.id)).rejects.toThrow();
+    expect(helix.calls.filter((c) => c.path === '/auth/token').map((c) => c.status)).toEqual([400]);
+  });
+
   it('tells which tokens are live user tokens of a login (what the chat fake accepts)', async () => {
     const { helix, bot } = await setUp();
     expect(helix.isLiveUserToken(bot.token.accessToken, 'SomeChannel')).toBe(true);

@@ -63,6 +63,8 @@
  *   .setBroadcasterType(userId, 'partner' | 'affiliate' | '')
  *   .issueUserToken({ clientId, userId, scopes, expiresInSeconds? }) -> IssuedToken (a twurple AccessToken)
  *   .expireAccessToken(accessToken) / .revokeRefreshToken(refreshToken) / .tokens
+ *   .disconnectApp(userId, clientId)   (the user disconnected the app, or changed the password: its tokens
+ *     stop working, refresh tokens too, and its EventSub subscriptions are revoked, authorization_revoked)
  *   .isLiveUserToken(accessToken, login)   (for FakeTwitchIrc's acceptToken: chat takes Twitch's own tokens)
  *   .createReward(broadcasterId, input, createdByClientId) -> RewardJson   ("another app" or null = made on the dashboard)
  *   .updateRewardAs(clientId, rewardId, body)   (another tool using that client id, e.g. should_redemptions_skip_request_queue)
@@ -384,6 +386,23 @@ export class FakeHelix {
   revokeRefreshToken(refreshToken: string): void {
     for (const record of this.#tokens.values()) {
       if (record.refreshToken === refreshToken) record.refreshToken = null;
+    }
+  }
+
+  /**
+   * The user disconnected the app on twitch.tv (Settings, Connections) or changed the password:
+   * every token the app holds for the user stops working (Helix and /validate answer 401, chat
+   * refuses the login), its refresh tokens too (400 `Invalid refresh token`), and Twitch revokes
+   * the user's EventSub subscriptions for the app with `authorization_revoked`.
+   */
+  disconnectApp(userId: string, clientId: string): void {
+    for (const record of this.#tokens.values()) {
+      if (record.userId !== userId || record.clientId !== clientId) continue;
+      record.revoked = true;
+      record.refreshToken = null;
+    }
+    for (const subscription of this.eventSub.activeSubscriptions({ clientId, status: 'enabled' })) {
+      if (subscription.userId === userId) this.eventSub.revoke(subscription.id, 'authorization_revoked');
     }
   }
 

@@ -34,3 +34,15 @@ export async function validateToken(oauthUrl: string, accessToken: string, timeo
     scopes: Array.isArray(body['scopes']) ? body['scopes'].map(String) : [],
   };
 }
+
+/**
+ * Whether Twitch still accepts the token (GET {oauthUrl}/validate: 200, or 401 once it expired or
+ * was revoked), asked at most `timeoutMs`. Rejects when it cannot tell: no answer, another status.
+ */
+export async function isTokenValid(oauthUrl: string, accessToken: string, timeoutMs = DEFAULT_TWITCH_HTTP_TIMEOUT_MS): Promise<boolean> {
+  const response = await fetch(`${oauthUrl}/validate`, { headers: { Authorization: `OAuth ${accessToken}` }, signal: AbortSignal.timeout(timeoutMs) });
+  await response.body?.cancel();
+  if (response.status === 200) return true;
+  if (response.status === 401) return false;
+  throw new Error(`Twitch answered ${response.status}`);
+}

@@ -10,6 +10,12 @@
 // A token in the file is usable when it is of twitch.bot.login, issued to twitch.clientId (the
 // refresh needs the same application) and has chat:read and chat:edit. Every token read or
 // refreshed is added to the logger's secrets at once.
+//
+// Twitch's chat keeps a connection up however its token fares, and Twitch asks every chatbot to
+// check its token at id.twitch.tv/oauth2/validate hourly, and to end its sessions once the token
+// is revoked (the account disconnected the app, changed its password). validate() does that
+// check: an expired token is renewed (and saved) with the session kept; one that cannot be
+// renewed rejects, and the chat ends its session (twitch-chat-transport.ts).
 import type { Logger } from 'pino';
 import { withDeadline } from '../../host/deadline.ts';
 import { addLogSecrets } from '../../host/logger.ts';
@@ -20,8 +26,9 @@ import { knownTokens } from '../twitch-auth/known-tokens.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { createRefreshedTokenSaver } from '../twitch-auth/refreshed-token-saver.ts';
 import { refreshStoredToken, TokenRefreshError } from '../twitch-auth/token-refresh.ts';
-import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
+import { applyTwurpleMockPort, oauthBaseUrl } from '../twitch-auth/twitch-endpoints.ts';
 import { boundTwitchHttp, DEFAULT_TWITCH_HTTP_TIMEOUT_MS } from '../twitch-auth/twitch-http-timeout.ts';
+import { isTokenValid } from '../twitch-auth/validate-token.ts';
 import { missingBotScopes } from './bot-scopes.ts';
 import type { ChatTokenSource, TokenRenewal } from './chat-token-source.ts';
 import { REAUTHORIZE_BOT_HINT } from './refused-login.ts';
@@ -38,13 +45,17 @@ const AUTH_COMMAND = 'chatskin twitch auth --bot';
 const WATCHED_HINT = 'the running chatskin picks a usable token up from there within seconds and connects the chat again (no restart needed)';
 const DEFAULT_CHECK_INTERVAL_MS = 5_000;
 const DEFAULT_REFRESH_WAIT_MS = 30_000;
+/** Twitch asks a chatbot to check its token hourly. */
+const DEFAULT_VALIDATE_INTERVAL_MS = 3_600_000;
 
 export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger): ChatTokenSource {
   const file = options.path;
   const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
   const log = logger.child({ component: 'twitch-bot-token', tokenFile: file });
   applyTwurpleMockPort(options.mockServerPort ?? null);
-  boundTwitchHttp(options.httpTimeoutMs ?? DEFAULT_TWITCH_HTTP_TIMEOUT_MS);
+  const httpTimeoutMs = options.httpTimeoutMs ?? DEFAULT_TWITCH_HTTP_TIMEOUT_MS;
+  boundTwitchHttp(httpTimeoutMs);
+  const oauthUrl = oauthBaseUrl(options.oauthUrl ?? null, options.mockServerPort ?? null);
 
   /** The token in use; null until the file held a usable one. */
   let token: StoredTwitchToken | null = null;
@@ -135,8 +146,46 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
     return withDeadline(refresh, waitMs, () => new ChatTokenError(`Twitch did not answer the bot's token refresh within ${waitMs} ms`, false));
   }
 
+  /** Twitch refused `refused`: replaces it (from the file, or a refresh; one refresh at a time). */
+  function renew(refused: string): Promise<TokenRenewal> {
+    const renewal = (async (): Promise<TokenRenewal> => {
+      await watch.look();
+      if (token === null) throw new ChatTokenError(problem, true);
+      // Saved to the file since that login (by `chatskin twitch auth --bot`): no refresh needed.
+      if (token.accessToken !== refused) return 'from-file';
+      refreshing ??= refresh(token).finally(() => { refreshing = null; });
+      return waitAtMost(refreshing);
+    })();
+    renewing = renewal.catch(() => {});
+    return renewal;
+  }
+
   return {
     renewable: true,
+    validateIntervalMs: options.validateIntervalMs ?? DEFAULT_VALIDATE_INTERVAL_MS,
+
+    async validate() {
+      // A token `chatskin twitch auth --bot` saved meanwhile is the one in use from now on.
+      await watch.look();
+      if (token === null) return;
+      const checked = token.accessToken;
+      let valid: boolean;
+      try {
+        valid = await isTokenValid(oauthUrl, checked, httpTimeoutMs);
+      } catch (error) {
+        log.debug(`the bot's token could not be checked (${errorText(error)}); the next check tells`);
+        return;
+      }
+      if (valid) return;
+      log.info('Twitch no longer accepts the bot\'s token (its hourly check): renewing it; the chat stays connected meanwhile');
+      try {
+        await renew(checked);
+      } catch (error) {
+        if (error instanceof ChatTokenError && error.final) throw error;
+        // A passing fault: the next check (or the next login Twitch refuses) renews it.
+        log.warn(`renewing the bot's token after its hourly check failed (${errorText(error)}); it is tried again at the next check or login`);
+      }
+    },
 
     async current() {
       await watch.look();
@@ -144,18 +193,7 @@ export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger)
       return token.accessToken;
     },
 
-    renew(refused) {
-      const renewal = (async (): Promise<TokenRenewal> => {
-        await watch.look();
-        if (token === null) throw new ChatTokenError(problem, true);
-        // Saved to the file since that login (by `chatskin twitch auth --bot`): no refresh needed.
-        if (token.accessToken !== refused) return 'from-file';
-        refreshing ??= refresh(token).finally(() => { refreshing = null; });
-        return waitAtMost(refreshing);
-      })();
-      renewing = renewal.catch(() => {});
-      return renewal;
-    },
+    renew,
 
     awaitNewToken(onToken) {
       watch.repeat((found) => {

@@ -16,6 +16,15 @@ export interface ChatTokenSource {
   current(): Promise<string>;
   /** Twitch refused `refused`: replaces it. Rejects with a ChatTokenError, `final` when only a new authorization helps. */
   renew(refused: string): Promise<TokenRenewal>;
+  /** How often validate() is due while the chat is connected; null: never (a fixed token). */
+  readonly validateIntervalMs: number | null;
+  /**
+   * Checks the token in use at id.twitch.tv/oauth2/validate, as Twitch asks of a chatbot: resolves
+   * when Twitch accepts it, when it had expired and was renewed, or when it cannot tell (the next
+   * check tells); rejects with a final ChatTokenError when Twitch no longer accepts it and it
+   * cannot be renewed (revoked: the app was disconnected, the password changed).
+   */
+  validate(): Promise<void>;
   /** After a final refusal: calls `onToken` once a usable new token was saved to the file, then stops looking. */
   awaitNewToken(onToken: () => void): void;
   /** Stops looking at the file; waits for a renewal under way and its token to be saved. */
@@ -29,6 +38,8 @@ export function fixedChatToken(token: string): ChatTokenSource {
     renewable: false,
     current: () => Promise.resolve(bare),
     renew: () => Promise.reject(new ChatTokenError('twitch.bot.token is fixed: it cannot be renewed', true)),
+    validateIntervalMs: null,
+    validate: async () => {},
     awaitNewToken: () => {},
     stop: async () => {},
   };

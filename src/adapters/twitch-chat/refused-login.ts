@@ -34,6 +34,11 @@ export function refusedRenewedLoginMessage(reason: string, login: string): strin
     + `the account may not chat with it; ${REAUTHORIZE_BOT_HINT}`;
 }
 
+/** The regular check found the token no longer valid, and renewing it failed for good (`why` says what to do). */
+export function revokedTokenMessage(why: string): string {
+  return `Twitch no longer accepts the bot's token (found by its hourly check at id.twitch.tv/oauth2/validate) and it could not be renewed: ${why}`;
+}
+
 /** No token to log in with (no token file yet, or none that can be used). */
 export function noLoginTokenMessage(why: string): string {
   return `Twitch chat cannot log in: ${why}`;

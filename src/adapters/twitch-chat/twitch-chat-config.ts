@@ -1,5 +1,6 @@
 // The Twitch chat transport's options from the config's `twitch` section.
 import type { TwitchConfig } from '../../config/config-schema.ts';
+import { redemptionSettings } from '../../config/config-schema.ts';
 import type { TwitchChatIdentity, TwitchChatOptions } from './twitch-chat-options.ts';
 
 export function twitchChatOptionsFromConfig(twitch: TwitchConfig): TwitchChatOptions {
@@ -10,13 +11,16 @@ export function twitchChatOptionsFromConfig(twitch: TwitchConfig): TwitchChatOpt
   };
 }
 
-function botIdentity({ bot, clientId, clientSecret, helix, httpTimeoutSeconds }: TwitchConfig): TwitchChatIdentity {
+function botIdentity(twitch: TwitchConfig): TwitchChatIdentity {
+  const { bot, clientId, clientSecret, helix, httpTimeoutSeconds } = twitch;
   if ('token' in bot) return { login: bot.login, token: bot.token };
   return {
     login: bot.login,
     tokenFile: {
       path: bot.tokenFile, clientId, clientSecret, checkIntervalMs: bot.tokenFileCheckSeconds * 1000,
       mockServerPort: helix.mockServerPort, httpTimeoutMs: httpTimeoutSeconds * 1000,
+      // Where the token's hourly check goes (id.twitch.tv's /validate).
+      oauthUrl: redemptionSettings(twitch).oauth.url,
     },
   };
 }

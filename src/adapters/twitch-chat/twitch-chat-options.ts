@@ -24,6 +24,13 @@ export interface BotTokenFile {
   httpTimeoutMs?: number;
   /** Longest wait for Twitch's answer to a refresh before the login is tried again. Default 30 s. */
   refreshWaitMs?: number;
+  /** twitch.oauth.url: id.twitch.tv's OAuth base (null: Twitch's, or the mock API port's /auth). */
+  oauthUrl?: string | null;
+  /**
+   * How often, while the chat is connected, the token in use is checked at id.twitch.tv's
+   * /validate, which Twitch asks of every chatbot (at start and hourly). Default one hour.
+   */
+  validateIntervalMs?: number;
 }
 
 /**

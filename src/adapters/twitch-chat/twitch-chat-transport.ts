@@ -17,6 +17,10 @@
 // the newer one saved to the file taken) and the chat reconnects with it as after any drop, with
 // back-off; only when it cannot be renewed, or the renewed one is refused too, does the chat give
 // up, and then it connects again once a usable token is saved to the file (refused-login.ts).
+// Twitch's chat keeps a logged-in connection up whatever becomes of its token, so while connected
+// a token file's token is checked as Twitch asks of a chatbot (hourly, at id.twitch.tv's /validate):
+// an expired one is renewed with the session kept; one Twitch revoked that cannot be renewed ends
+// the session, as Twitch asks, and the chat waits for a new token as after a refused login.
 //
 // Lines are sent as one raw PRIVMSG each. tmi.js's own say() splits any line of 500 characters
 // or more by itself (outside the reply queue's pacing, dropping a character where there is no
@@ -36,7 +40,9 @@ import { chatTokenSource } from './chat-token-source.ts';
 import type { ChatTokenSource, TokenRenewal } from './chat-token-source.ts';
 import { OwnLineEcho } from './own-line-echo.ts';
 import { ReconnectAttempts } from './reconnect-attempts.ts';
-import { isRefusedLogin, noLoginTokenMessage, refusedLoginMessage, refusedRenewedLoginMessage, unrenewableLoginMessage } from './refused-login.ts';
+import {
+  isRefusedLogin, noLoginTokenMessage, refusedLoginMessage, refusedRenewedLoginMessage, revokedTokenMessage, unrenewableLoginMessage,
+} from './refused-login.ts';
 import { SendPause } from './send-pause.ts';
 import { abandonTmiClient, newTmiClient } from './tmi-client.ts';
 import { ChatTokenError, TwitchChatError } from './twitch-chat-error.ts';
@@ -98,6 +104,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   let client: tmi.Client | null = null;
   let reconnectTimer: NodeJS.Timeout | null = null;
   let loginTimer: NodeJS.Timeout | null = null;
+  /** The token's regular check while connected (tokens.validateIntervalMs). */
+  let tokenCheckTimer: NodeJS.Timeout | null = null;
   // Twitch sent RECONNECT: tmi.js reconnects by itself after that one drop.
   let serverAskedReconnect = false;
   let started: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void; settled: boolean } | null = null;
@@ -184,8 +192,40 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     }, waitMs);
   };
 
+  const stopTokenCheck = (): void => {
+    if (tokenCheckTimer !== null) clearInterval(tokenCheckTimer);
+    tokenCheckTimer = null;
+  };
+
+  /** While this connection is up: checks the token every validateIntervalMs, and ends the session once Twitch revoked it. */
+  const startTokenCheck = (): void => {
+    stopTokenCheck();
+    const every = tokens?.validateIntervalMs ?? null;
+    if (tokens === null || every === null) return;
+    const checked = client;
+    tokenCheckTimer = setInterval(() => {
+      tokens.validate().catch((error: unknown) => {
+        if (stopping || checked !== client || state !== 'connected') return;
+        if (error instanceof ChatTokenError && error.final) endSession(revokedTokenMessage(error.message));
+        else logger.warn({ err: error }, `checking the bot's token failed: ${errorText(error)}`);
+      });
+    }, every);
+  };
+
+  /** Twitch no longer accepts the token of this session, for good: the session ends, and the chat waits for a new token. */
+  const endSession = (message: string): void => {
+    const ending = client;
+    if (ending === null) return;
+    // Its events are ignored from now on; a new token connects a fresh one (onNewToken).
+    client = createClient();
+    abandonTmiClient(ending);
+    forgetConnection();
+    giveUp(message, 'token revoked');
+  };
+
   /** Cancels every wait planned: the next reconnect attempt, the login watchdog, the rejoins. */
   const stopTimers = (): void => {
+    stopTokenCheck();
     connectionCheck.stop();
     if (reconnectTimer !== null) clearTimeout(reconnectTimer);
     reconnectTimer = null;
@@ -201,6 +241,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
    * twice).
    */
   const forgetConnection = (): void => {
+    stopTokenCheck();
     connectionCheck.stop();
     joins.forgetConnection();
     const unanswered = echo.clear();
@@ -326,6 +367,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       },
     );
     renewedUnused = false;
+    startTokenCheck();
     const wasReconnect = state === 'reconnecting';
     lastError = null;
     logger.info({ server: where, login: client?.getUsername(), anonymous: identity === null, channels },

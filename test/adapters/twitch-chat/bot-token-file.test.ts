@@ -32,7 +32,14 @@ interface Setup {
   states: TwitchChatState[];
 }
 
-async function setUp(options: { world?: BotTokenWorldOptions; first?: StoredTwitchToken | 'none' | ((world: BotTokenWorld) => StoredTwitchToken); refreshWaitMs?: number } = {}): Promise<Setup> {
+interface SetUpOptions {
+  world?: BotTokenWorldOptions;
+  refreshWaitMs?: number;
+  /** How often the token in use is checked at id.twitch.tv/oauth2/validate (default: hourly). */
+  validateIntervalMs?: number;
+}
+
+async function setUp(options: SetUpOptions & { first?: StoredTwitchToken | 'none' | ((world: BotTokenWorld) => StoredTwitchToken) } = {}): Promise<Setup> {
   const world = await openBotTokenWorld(options.world);
   cleanups.push(() => world.close());
   const first = options.first === 'none' ? null : typeof options.first === 'function' ? options.first(world) : (options.first ?? world.issue());
@@ -46,6 +53,7 @@ async function setUp(options: { world?: BotTokenWorldOptions; first?: StoredTwit
       tokenFile: {
         path: world.tokenFile, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, checkIntervalMs: 20, mockServerPort: world.helix.port,
         ...(options.refreshWaitMs === undefined ? {} : { refreshWaitMs: options.refreshWaitMs }),
+        ...(options.validateIntervalMs === undefined ? {} : { validateIntervalMs: options.validateIntervalMs }),
       },
     },
     reconnect: { initialDelayMs: 20, maxDelayMs: 100, jitter: 0 },
@@ -65,7 +73,7 @@ async function connected(setup: Setup): Promise<void> {
 }
 
 /** setUp with a token in the file, then connected. */
-async function setUpConnected(options: { world?: BotTokenWorldOptions; refreshWaitMs?: number } = {}): Promise<Setup & { first: StoredTwitchToken }> {
+async function setUpConnected(options: SetUpOptions = {}): Promise<Setup & { first: StoredTwitchToken }> {
   const setup = await setUp(options);
   await connected(setup);
   return { ...setup, first: setup.first! };
@@ -389,6 +397,57 @@ describe('Twitch chat with twitch.bot.tokenFile', () => {
       .toBe(`Twitch refused the bot's login as chatskinbot (Login authentication failed) again, with a token just renewed: the account may not chat with it; ${REAUTHORIZE}`);
     expect(transport.state).toBe('disconnected');
     expect(refreshCalls(world)).toEqual([400]);
+  });
+
+  it('checks its token as Twitch asks of a chatbot (hourly): once the bot account disconnected the app, ends the session saying what to do, and comes back with the new token', async () => {
+    const setup = await setUpConnected({ validateIntervalMs: 100 });
+    const { world, transport, logs, first } = setup;
+    const validations = () => world.helix.calls.filter((call) => call.path === '/auth/validate');
+    await expect.poll(() => validations().length, POLL).toBeGreaterThan(0);
+    expect(validations().every((call) => call.status === 200 && call.accessToken === first.accessToken)).toBe(true);
+
+    // Twitch's chat keeps the connection up; the check is what finds the token gone.
+    world.helix.disconnectApp(world.bot.id, CLIENT_ID);
+    await expect.poll(() => transport.state, POLL).toBe('disconnected');
+    const message = 'Twitch no longer accepts the bot\'s token (found by its hourly check at id.twitch.tv/oauth2/validate) and it could not be renewed: '
+      + `Twitch refused to refresh the bot's token (Twitch answered 400: Invalid refresh token); ${REAUTHORIZE}`;
+    expect(transport.lastError).toBe(message);
+    expect(logs.entries.find((entry) => entry.msg === message)).toMatchObject({ level: LEVEL.error, transport: 'twitch' });
+    await expect.poll(() => world.irc.connectionCount, POLL).toBe(0);
+    await expect(transport.say(CHANNEL, 'not any more')).rejects.toThrow(TwitchChatError);
+    // Said once, not at every check: none is made while the chat is off.
+    const checked = validations().length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(validations().length).toBe(checked);
+
+    const fresh = world.issue();
+    await world.save(fresh);
+    await expect.poll(() => transport.state, POLL).toBe('connected');
+    expect(world.passes().at(-1)).toBe(fresh.accessToken);
+    await transport.say(CHANNEL, 'back');
+    await world.irc.waitForPrivmsg((line) => line.text === 'back' && line.login === BOT);
+    expect(logs.entries.filter((entry) => entry.level >= LEVEL.error).map((entry) => entry.msg)).toEqual([message]);
+    expectNoTokenLogged(setup, [first.accessToken, first.refreshToken, fresh.accessToken, fresh.refreshToken]);
+  });
+
+  it('renews a token its check finds expired and saves it, with the session kept: the next login uses it, with no refused login first', async () => {
+    const setup = await setUpConnected({ validateIntervalMs: 100, world: { helix: { rotateRefreshTokens: true } } });
+    const { world, transport, states, first } = setup;
+    world.helix.expireAccessToken(first.accessToken);
+    await expect.poll(() => refreshCalls(world), POLL).toEqual([200]);
+    await expect.poll(async () => (await readTokenFile(world.tokenFile))?.accessToken, POLL).not.toBe(first.accessToken);
+    const saved = (await readTokenFile(world.tokenFile))!;
+    expect(world.helix.isLiveUserToken(saved.accessToken, BOT)).toBe(true);
+    expect(saved.refreshToken).not.toBe(first.refreshToken);
+    expect(transport.state).toBe('connected');
+    expect(world.irc.totalConnections).toBe(1);
+
+    await dropAndRejoin(setup);
+    expect(world.passes()).toEqual([first.accessToken, saved.accessToken]);
+    expect(refreshCalls(world)).toEqual([200]);
+    expect(states).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
+    await transport.say(CHANNEL, 'still here');
+    await world.irc.waitForPrivmsg((line) => line.text === 'still here' && line.login === BOT);
   });
 
   it('tightens a token file others may read to 600, and says so', async () => {

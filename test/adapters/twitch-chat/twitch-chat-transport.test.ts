@@ -413,7 +413,9 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     });
     expect(twitchChatOptionsFromConfig(config.twitch as TwitchConfig).identity).toEqual({
       login: 'mybot',
-      tokenFile: { path: './data/bot.json', clientId: 'id', clientSecret: 'secret', checkIntervalMs: 2000, mockServerPort: 8081, httpTimeoutMs: 7000 },
+      tokenFile: {
+        path: './data/bot.json', clientId: 'id', clientSecret: 'secret', checkIntervalMs: 2000, mockServerPort: 8081, httpTimeoutMs: 7000, oauthUrl: null,
+      },
     });
   });
 

@@ -153,7 +153,9 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
       client.on('clearchat', ifCurrent((rawChannel: string) => {
         listeners.emit({ type: 'chat-cleared', channel: normalizeChannel(rawChannel) });
       }));
-      tapParsedLines(client, ifCurrent(onRawMessage));
+      tapParsedLines(client, ifCurrent(onRawMessage), (error, command) => {
+        options.logger.warn({ err: error, command }, `Twitch sent a ${command} line tmi.js could not read: skipped it`);
+      });
     },
   };
 }

@@ -1,6 +1,6 @@
 // Reads the lines tmi.js has no event for (USERSTATE, NOTICE, the slow tag of ROOMSTATE,
 // RECONNECT) by tapping tmi.js's parsed lines. The tap sees every line, chat included, so it must
-// stay cheap: see tapParsedLines.
+// stay cheap: see tapParsedLines. It also keeps a line tmi.js fails on from ending the process.
 import type tmi from 'tmi.js';
 
 /** A line as tmi.js parsed it (tags still as sent). */
@@ -16,13 +16,27 @@ export interface RawIrcMessage {
  * trip, which cost more than all the rest of the host's work on a chat line (bench:chat). tmi.js
  * (1.8, pinned) hands each line to `this.handleMessage`, so wrapping it on the instance sees
  * the same line; the transport tests fail if that ever stops being so.
+ *
+ * tmi.js throws on some lines Twitch could send malformed (a PRIVMSG or NOTICE without its text:
+ * it reads the missing text), from inside the WebSocket's message event, where nothing catches
+ * it: an uncaught exception, which stops chatskin, and the lines after it in the same frame were
+ * lost. Such a line is skipped instead, and `onFailure` told (with the line's command).
  */
-export function tapParsedLines(client: tmi.Client, tap: (message: RawIrcMessage) => void): void {
+export function tapParsedLines(
+  client: tmi.Client,
+  tap: (message: RawIrcMessage) => void,
+  onFailure: (error: unknown, command: string) => void,
+): void {
   const target = client as unknown as { handleMessage(message: RawIrcMessage): unknown };
   const handle = target.handleMessage;
   if (typeof handle !== 'function') throw new Error('This tmi.js has no handleMessage: USERSTATE and NOTICE could not be read.');
   target.handleMessage = function (this: unknown, message: RawIrcMessage) {
-    if (message) tap(message);
-    return handle.call(this, message);
+    try {
+      if (message) tap(message);
+      return handle.call(this, message);
+    } catch (error) {
+      onFailure(error, String(message?.command));
+      return undefined;
+    }
   };
 }

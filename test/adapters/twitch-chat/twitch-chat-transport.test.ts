@@ -148,6 +148,24 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(await recorder.next('chat-cleared')).toEqual({ type: 'chat-cleared', channel: CHANNEL });
   });
 
+  it('skips a line tmi.js throws on (a PRIVMSG or NOTICE without its text) with a warning, and reads the lines after it', async () => {
+    // Found by twitch-line-properties.test.ts: tmi.js read the missing text, from the WebSocket's
+    // message event, and the uncaught exception stopped the whole host.
+    const { transport, recorder, logs } = await connected();
+    irc.sendRaw([
+      '@id=x;user-id=5 :alice!alice@alice.tmi.twitch.tv PRIVMSG #somechannel',
+      ':tmi.twitch.tv NOTICE #somechannel',
+      '@id=after;user-id=5 :alice!alice@alice.tmi.twitch.tv PRIVMSG #somechannel :still here',
+    ].join('\r\n'), CHANNEL);
+    expect((await recorder.next('message')).text).toBe('still here');
+    expect(transport.state).toBe('connected');
+    const warnings = logs.entries.filter((entry) => entry.level === LEVEL.warn).map((entry) => entry.msg);
+    expect(warnings).toEqual([
+      'Twitch sent a PRIVMSG line tmi.js could not read: skipped it',
+      'Twitch sent a NOTICE line tmi.js could not read: skipped it',
+    ]);
+  });
+
   it("reports the bot's USERSTATE, so the reply queue learns it is a moderator", async () => {
     const chat = twitchChat();
     const queue = createReplyQueue({ transport: chat.transport, clock: systemClock, logger: chat.logs.logger });

@@ -17,9 +17,14 @@ const LOGIN = /^[a-z0-9_]{1,25}$/;
 const HEX_COLOR = /^#[0-9a-f]{6}$/;
 const MAX_DISPLAY_NAME = 100;
 
+/**
+ * A tag's text, trimmed, with any lone surrogate (half of a character: no UTF-8 has it) made
+ * U+FFFD; null when there is none. Twitch's lines come as UTF-8 and hold none, but the local chat
+ * takes JSON, where "\ud800" is one.
+ */
 function tagText(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const text = value.trim();
+  const text = value.trim().toWellFormed();
   return text === '' ? null : text;
 }
 
@@ -69,7 +74,8 @@ function overlayMessageOf(text: string, tags: ChatTags): ChatEvent | null {
     login,
     displayName: tagText(tags['display-name']) ?? login,
     color: color !== null && HEX_COLOR.test(color) ? color : null,
-    text,
+    // U+FFFD for a lone surrogate is still one code point: the emotes' positions stay right.
+    text: text.toWellFormed(),
     emotes: rawEmotesOf(tags),
     badges: badgesOf(tags),
     avatarUrl: null,
@@ -82,34 +88,41 @@ function overlayMessageOf(text: string, tags: ChatTags): ChatEvent | null {
  */
 function rawEmotesOf(tags: ChatTags): string {
   const raw = tags['emotes-raw'];
-  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'string') return raw.toWellFormed();
   // Tags built without tmi.js's *-raw copies: rebuild the tag from the parsed form.
   const parsed = tags.emotes;
   if (parsed === null || typeof parsed !== 'object') return '';
   return Object.entries(parsed as Record<string, unknown>)
     .filter((entry): entry is [string, string[]] => Array.isArray(entry[1]) && entry[1].every((range) => typeof range === 'string'))
     .map(([emoteId, ranges]) => `${emoteId}:${ranges.join(',')}`)
-    .join('/');
+    .join('/')
+    .toWellFormed();
 }
 
 /** Badges in Twitch's order (the raw tag's), as `{ set, version }`. */
 function badgesOf(tags: ChatTags): ChatBadge[] {
   const raw = tags['badges-raw'];
-  if (typeof raw === 'string' && raw !== '') {
-    // A plain loop over the tag: this runs for every chat line shown on an overlay.
-    const badges: ChatBadge[] = [];
-    for (let start = 0; start <= raw.length;) {
-      let end = raw.indexOf(',', start);
-      if (end === -1) end = raw.length;
-      const slash = raw.indexOf('/', start);
-      const setEnd = slash === -1 || slash > end ? end : slash;
-      const version = setEnd === end ? '' : raw.slice(setEnd + 1, end);
-      if (setEnd > start) badges.push({ set: raw.slice(start, setEnd), version: version === '' ? '1' : version });
-      start = end + 1;
-    }
-    return badges;
-  }
+  if (typeof raw === 'string' && raw !== '') return badgesOfRaw(raw.toWellFormed());
   const parsed = tags.badges;
   if (parsed === null || parsed === undefined || typeof parsed !== 'object') return [];
-  return Object.entries(parsed).map(([set, version]) => ({ set, version: typeof version === 'string' && version !== '' ? version : '1' }));
+  return Object.entries(parsed).map(([set, version]) => ({
+    set: set.toWellFormed(),
+    version: typeof version === 'string' && version !== '' ? version.toWellFormed() : '1',
+  }));
+}
+
+/** The raw `badges` tag (`moderator/1,subscriber/12`) as badges. */
+function badgesOfRaw(raw: string): ChatBadge[] {
+  // A plain loop over the tag: this runs for every chat line shown on an overlay.
+  const badges: ChatBadge[] = [];
+  for (let start = 0; start <= raw.length;) {
+    let end = raw.indexOf(',', start);
+    if (end === -1) end = raw.length;
+    const slash = raw.indexOf('/', start);
+    const setEnd = slash === -1 || slash > end ? end : slash;
+    const version = setEnd === end ? '' : raw.slice(setEnd + 1, end);
+    if (setEnd > start) badges.push({ set: raw.slice(start, setEnd), version: version === '' ? '1' : version });
+    start = end + 1;
+  }
+  return badges;
 }

@@ -121,6 +121,16 @@ describe('rules on hand-built tags', () => {
     expect(overlayChatEventOf(message(chatTags('alice', { username: undefined })))).toBeNull();
   });
 
+  it('sends no lone surrogate to the page: half a character (the local chat takes JSON, where "\\ud800" is one) becomes U+FFFD, emotes staying in place', () => {
+    // Found by twitch-line-properties.test.ts: the local chat's line 'a\ud800b Kappa' went to the page as it was.
+    const tags = chatTags('alice', { 'display-name': 'Al\udc00ice', 'emotes-raw': '25:4-8', 'badges-raw': 'vip/\ud800' });
+    const event: ChatTransportEvent = { type: 'message', channel: 'streamer', text: 'a\ud800b Kappa', tags, self: false };
+    expect(overlayChatEventOf(event)).toMatchObject({
+      text: 'a\ufffdb Kappa', displayName: 'Al\ufffdice', emotes: '25:4-8', badges: [{ set: 'vip', version: '\ufffd' }],
+    });
+    expect(viewerIdentityOf(event)).toMatchObject({ displayName: 'Al\ufffdice' });
+  });
+
   it('rebuilds the emotes and badges tags from their parsed forms when the raw copies are missing', () => {
     const tags = moderatorTags();
     delete tags['badges-raw'];

@@ -105,7 +105,8 @@ function badgesOf(tags: ChatTags): ChatBadge[] {
   if (typeof raw === 'string' && raw !== '') return badgesOfRaw(raw.toWellFormed());
   const parsed = tags.badges;
   if (parsed === null || parsed === undefined || typeof parsed !== 'object') return [];
-  return Object.entries(parsed).map(([set, version]) => ({
+  // As from the raw tag, an entry without a set is no badge.
+  return Object.entries(parsed).filter(([set]) => set !== '').map(([set, version]) => ({
     set: set.toWellFormed(),
     version: typeof version === 'string' && version !== '' ? version.toWellFormed() : '1',
   }));

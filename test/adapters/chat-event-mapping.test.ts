@@ -131,6 +131,15 @@ describe('rules on hand-built tags', () => {
     expect(viewerIdentityOf(event)).toMatchObject({ displayName: 'Al\ufffdice' });
   });
 
+  it('makes no badge of an entry without a set, from the parsed badges as from the raw tag', () => {
+    // Found by twitch-line-properties.test.ts: the parsed form gave { set: '' }, which the raw tag never did.
+    const tags = chatTags('alice', { badges: { '': '1', vip: '1' } });
+    delete tags['badges-raw'];
+    const event: ChatTransportEvent = { type: 'message', channel: 'streamer', text: 'hi', tags, self: false };
+    expect(overlayChatEventOf(event)).toMatchObject({ badges: [{ set: 'vip', version: '1' }] });
+    expect(overlayChatEventOf({ ...event, tags: chatTags('alice', { 'badges-raw': ',/1,vip/1' }) })).toMatchObject({ badges: [{ set: 'vip', version: '1' }] });
+  });
+
   it('rebuilds the emotes and badges tags from their parsed forms when the raw copies are missing', () => {
     const tags = moderatorTags();
     delete tags['badges-raw'];

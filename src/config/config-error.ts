@@ -95,12 +95,20 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly Pr
         return [{ path, message: `${issue.message} (${firsts.join('; or ')})` }];
       }
     }
-    const input = 'input' in issue ? describeInput(issue.input) : undefined;
+    // A discriminated union is checked on the mapping, but the issue is its key's (`twitch.enabled`): what that key held.
+    const discriminator = issue.code === 'invalid_union' && 'discriminator' in issue && typeof issue.discriminator === 'string'
+      && typeof issue.input === 'object' && issue.input !== null && !Array.isArray(issue.input)
+      ? issue.discriminator : undefined;
+    const input = discriminator !== undefined
+      ? describeInput((issue.input as Record<string, unknown>)[discriminator])
+      : 'input' in issue ? describeInput(issue.input) : undefined;
     const secret = typeof last === 'string' && SECRET_KEY.test(last);
     const echo = input !== undefined && !secret && issue.code !== 'unrecognized_keys' && input !== 'a mapping';
     if (echo && unechoed(path)) {
       // docs/config.md: references are substituted as text, so a number or true/false key cannot take one.
-      const asText = issue.code === 'invalid_type' && issue.expected !== 'string'
+      const notText = (issue.code === 'invalid_type' && issue.expected !== 'string')
+        || (discriminator !== undefined && 'options' in issue && Array.isArray(issue.options) && !issue.options.some((option) => typeof option === 'string'));
+      const asText = notText
         ? '; a ${NAME} reference gives text, so write this value in the file'
         : '';
       return [{ path, message: `${issue.message} (its value, from the environment, is not repeated here${asText})` }];

@@ -235,12 +235,8 @@ const twitchSection = z.preprocess(
     return value;
   },
   z.discriminatedUnion('enabled', [twitchDisabledSection, twitchEnabledSection], {
-    error: (issue) => {
-      if (issue.code !== 'invalid_union') return undefined;
-      // The union is checked on the whole section: say what `enabled` itself was.
-      const enabled = isPlainMapping(issue.input) ? issue.input['enabled'] : undefined;
-      return `must be true or false${enabled === undefined ? '' : ` (got ${JSON.stringify(enabled)})`}`;
-    },
+    // What `enabled` was is added where every value is, unless it came from ${NAME} (describeZodIssues).
+    error: (issue) => (issue.code === 'invalid_union' ? 'must be true or false' : undefined),
   }),
 );
 

@@ -46,7 +46,7 @@ const CASES: [string, z.ZodType, unknown, string[]][] = [
   ['a union, several forms written', z.object({ v: z.union([z.object({ x: z.number() }), z.object({ y: z.string() })]) }), { v: { x: 'a' } },
     ['v: does not match any of the allowed forms (x: must be a number (got "a"); or y: is missing; it must be text)']],
   ['a discriminated union', z.object({ s: z.discriminatedUnion('mode', [z.object({ mode: z.literal('a') }), z.object({ mode: z.literal('b') })]) }),
-    { s: { mode: 'c' } }, ['s.mode: must be one of "a", "b"']],
+    { s: { mode: 'c' } }, ['s.mode: must be one of "a", "b" (got "c")']],
   ['an enum', z.object({ level: z.enum(['info', 'warn']) }), { level: 'loud' }, ['level: must be one of "info", "warn" (got "loud")']],
   ['a literal', z.object({ version: z.literal(2) }), { version: 1 }, ['version: must be 2 (got 1)']],
   ['a number too small', z.object({ n: z.number().min(3) }), { n: 1 }, ['n: must be at least 3 (got 1)']],

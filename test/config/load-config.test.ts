@@ -464,6 +464,13 @@ describe('loadConfig: ${ENV} references', () => {
       { path: 'http.port', line: 6, message: 'must be a whole number from 0 to 65535 (its value, from the environment, is not repeated here; a ${NAME} reference gives text, so write this value in the file)' },
       { path: 'twitch.bot.login', line: 4, message: 'must be a Twitch login: 1 to 25 letters, digits or _ (its value, from the environment, is not repeated here)' },
     ]);
+    // twitch.enabled is checked with the section (it says which form the section takes), and is not repeated either.
+    const enabled = errorOf(() => loadConfig(write('twitch:\n  enabled: "${TWITCH_ON}"\n'), { TWITCH_ON: token }));
+    expect(enabled.message).not.toContain(token);
+    expect(enabled.issues).toEqual([{
+      path: 'twitch.enabled', line: 2,
+      message: 'must be true or false (its value, from the environment, is not repeated here; a ${NAME} reference gives text, so write this value in the file)',
+    }]);
     // A value written in the file is still quoted back.
     expect(errorOf(() => loadConfig(write('http:\n  port: "8080"\n'), {})).issues[0]!.message).toBe('must be a whole number from 0 to 65535 (got "8080")');
   });

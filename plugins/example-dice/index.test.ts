@@ -51,7 +51,7 @@ describe('example-dice', () => {
   it('a misspelt setting names the one meant, as the config\'s own keys do', async () => {
     const test = await start({ maxSide: 20 });
     expect(test.host.plugins[0]).toMatchObject({ state: 'failed' });
-    expect(test.host.plugins[0]!.error).toContain('plugins.example-dice: unknown key "maxSide" (did you mean "maxSides"?); allowed keys: maxSides, defaultSides');
+    expect(test.host.plugins[0]!.error).toContain('plugins.example-dice: unknown key "maxSide" (did you mean "maxSides"?); allowed keys: enabled, maxSides, defaultSides');
   });
 
   it('the lucky-roll reward rolls a d20 in chat and is fulfilled', async () => {

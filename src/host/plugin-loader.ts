@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
-import { configIssueWording, describeZodIssues, formatConfigPath } from '../config/config-error.ts';
+import { configIssueWording, describeZodIssues, formatConfigPath, unknownKeysMessage } from '../config/config-error.ts';
 import type { PluginEntry } from '../config/config-schema.ts';
 import type { PluginDefinition } from './plugin-api.ts';
 import { closestName } from './closest-name.ts';
@@ -133,6 +133,16 @@ export async function importPlugin(name: string, entry: string): Promise<PluginD
   return definition as PluginDefinition;
 }
 
+/**
+ * configIssueWording, but an unknown key among the settings themselves names `enabled` too: the
+ * entry's key the host reads, which the plugin's schema never sees (`enabld` is its typo).
+ */
+function pluginIssueWording(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys' || (issue.path ?? []).length > 0) return configIssueWording(issue);
+  const shape = (issue.inst as { _zod?: { def?: { shape?: Readonly<Record<string, unknown>> } } } | undefined)?._zod?.def?.shape;
+  return unknownKeysMessage(issue.keys, ['enabled', ...Object.keys(shape ?? {})]);
+}
+
 /** The plugin's settings parsed by its schema; errors name each key as `plugins.<name>.<key>`. */
 export function parsePluginSettings(name: string, definition: PluginDefinition, entry: Pick<PluginEntry, 'settings' | 'settingsFromEnvironment'>): unknown {
   const { settings, settingsFromEnvironment } = entry;
@@ -142,7 +152,7 @@ export function parsePluginSettings(name: string, definition: PluginDefinition, 
     if (keys.length > 0) throw new PluginLoadError(`takes no settings, but the config gives ${keys.map((key) => `plugins.${name}.${key}`).join(', ')}`);
     return {};
   }
-  const parsed = schema.safeParse(settings, { reportInput: true, error: configIssueWording });
+  const parsed = schema.safeParse(settings, { reportInput: true, error: pluginIssueWording });
   if (parsed.success) return parsed.data;
   const unechoed = (path: readonly PropertyKey[]) => settingsFromEnvironment?.has(formatConfigPath(['plugins', name, ...path])) === true;
   const problems = describeZodIssues(parsed.error, unechoed).map(({ path, message }) =>

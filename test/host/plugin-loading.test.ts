@@ -144,6 +144,17 @@ export default definePlugin({
       + 'plugins.notifier.channel: must be at least 2 characters long (got "x")');
   });
 
+  it('an unknown key among a plugin\'s settings names enabled among the keys allowed: a typo of it is caught as one', () => {
+    // skins takes no settings of its own: the message once said only `unknown key "enabeld"`, allowing nothing.
+    const definition = definePlugin({ name: 'skins', config: z.strictObject({}), setup() {} });
+    expect(() => parsePluginSettings('skins', definition, { settings: { enabeld: false } }))
+      .toThrow('invalid settings: plugins.skins: unknown key "enabeld" (did you mean "enabled"?); allowed keys: enabled');
+    // A key deeper down is the plugin's alone.
+    const nested = definePlugin({ name: 'shop', config: z.strictObject({ messages: z.strictObject({ unlocked: z.string() }) }), setup() {} });
+    expect(() => parsePluginSettings('shop', nested, { settings: { messages: { unlocked: 'x', enabled: true } } }))
+      .toThrow('invalid settings: plugins.shop.messages: unknown key "enabled"; allowed keys: unlocked');
+  });
+
   it('a plugin without a schema refuses settings', async () => {
     folders.add('hello', answering('hello', 'hi', 'x'));
     const test = await hostWith({ hello: { colour: 'red' } });

@@ -33,7 +33,9 @@ export function readConfigSource(path: string): ConfigSource {
   const document = parseDocument(source, { lineCounter, logLevel: 'error' });
   if (document.errors.length > 0) {
     const sourceLines = source.split(/\r?\n/);
-    throw new ConfigError(file, document.errors.map((error) => {
+    // The first syntax error only: the parser reads on past it as best it can, and what it reports
+    // after it (a tab, an unclosed [ gives five or more) mostly follows from it, pointing elsewhere.
+    throw new ConfigError(file, document.errors.slice(0, 1).map((error) => {
       const line = error.linePos?.[0].line;
       const hint = line !== undefined && /[{[][^\n]*\$\{|\$\{[^\n]*[}\]]/.test(sourceLines[line - 1] ?? '')
         ? ' (a ${NAME} reference inside { } or [ ] must be quoted: "${NAME}")'

@@ -336,6 +336,16 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
     expect(error.issues[0]!.message).toMatch(/unique/);
   });
 
+  it('bad YAML is its first syntax error alone, not what the parser reports after it', () => {
+    // A tab and an unclosed [ once gave five lines each, at lines the user had not touched.
+    const tab = errorOf(() => loadConfig(write('http:\n  host: 127.0.0.1\n\tport: 4477\n  trustProxy: false\n  maxConnections: 10\nstore: {}\n'), {}));
+    expect(tab.issues).toEqual([{ path: '(yaml)', line: 3, message: 'Tabs are not allowed as indentation' }]);
+    const unclosed = errorOf(() => loadConfig(write('api:\n  prefix: /api/v1\n  rateLimit: [1, 2\n    perMinute: 30\n    failedAuthPerMinute: 30\n  bodyLimitBytes: 65536\n'), {}));
+    expect(unclosed.issues).toHaveLength(1);
+    expect(unclosed.issues[0]).toMatchObject({ path: '(yaml)', line: 3 });
+    expect(unclosed.message.split('\n')).toHaveLength(2);
+  });
+
   it('bad YAML from an unquoted ${VAR} in a flow mapping says to quote it', () => {
     const error = errorOf(() => loadConfig(write('twitch:\n  bot: { login: x, token: ${TOKEN} }\n'), {}));
     expect(error.issues[0]!.line).toBe(2);

@@ -18,13 +18,20 @@ export class ConfigError extends Error {
     // Two checks of one key can word its problem alike (a number both fractional and too large).
     const unique = issues.filter((issue, index) => issues.findIndex((other) =>
       other.path === issue.path && other.line === issue.line && other.message === issue.message) === index);
-    const lines = unique.map((issue) => `  - ${visible(issue.path)}${issue.line === undefined ? '' : ` (line ${issue.line})`}: ${visible(issue.message)}`);
+    const lines = unique.slice(0, MAX_LISTED).map((issue) => `  - ${visible(issue.path)}${issue.line === undefined ? '' : ` (line ${issue.line})`}: ${visible(issue.message)}`);
+    if (unique.length > MAX_LISTED) lines.push(`  - (and ${unique.length - MAX_LISTED} more; fix these, then the next run lists the rest)`);
     super(`${headline} in ${visible(file)}:\n${lines.join('\n')}`);
     this.name = 'ConfigError';
     this.file = file;
     this.issues = unique;
   }
 }
+
+/**
+ * Problems listed in the message at most (`issues` holds them all): a list of 3000 bad entries, or
+ * the wrong file, must not fill the terminal, hiding the first lines and the command that failed.
+ */
+export const MAX_LISTED = 10;
 
 // C0/C1 controls, line breaks included: an unknown key or a ${...} quoted back from the file must
 // not reach the terminal as an escape sequence (clearing it, retitling it), nor pass for another issue.

@@ -413,6 +413,16 @@ describe('loadConfig: a hostile or wrong file is one ConfigError, never a crash'
     expect(error.message).toContain('"${\\u001b[31mX}" is not an environment reference');
   });
 
+  it('past 10 problems the message says how many more, so a long list of bad entries stays a few lines', () => {
+    // 100 numbers in place of User-Agent texts once gave a message of 101 lines.
+    const error = errorOf(() => loadConfig(write(`api:\n  edgeFilter:\n    blockedAgents: [${Array.from({ length: 100 }, (_, i) => i).join(', ')}]\n`), {}));
+    expect(error.issues).toHaveLength(100);
+    const lines = error.message.split('\n');
+    expect(lines).toHaveLength(12);
+    expect(lines[1]).toBe('  - api.edgeFilter.blockedAgents[0] (line 3): must be a User-Agent (prefix when it ends in "/") (got 0)');
+    expect(lines[11]).toBe('  - (and 90 more; fix these, then the next run lists the rest)');
+  });
+
   it('a problem two checks word alike is listed once', () => {
     const error = errorOf(() => loadConfig(write('http:\n  port: 99999999999999999999999\n'), {}));
     expect(error.issues).toEqual([{ path: 'http.port', line: 2, message: 'must be a whole number from 0 to 65535 (got 1e+23)' }]);

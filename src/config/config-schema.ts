@@ -263,10 +263,20 @@ export const PLUGIN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
  */
 const pluginEntry = z.preprocess(
   (value) => (value === null ? {} : typeof value === 'boolean' ? { enabled: value } : value),
-  z.looseObject({ enabled: flag().optional() }, {
+  // z.custom passes the mapping on as parsed: a copy made by zod would set a `__proto__` key as
+  // the prototype, dropping it unseen by the plugin's schema, which refuses it as unknown.
+  z.custom<Record<string, unknown>>(isPlainMapping, {
     error: 'must be a mapping of the plugin\'s settings (with enabled: true/false), or true/false',
+  }).superRefine((entry, context) => {
+    if (entry['enabled'] !== undefined && typeof entry['enabled'] !== 'boolean') {
+      context.addIssue({ code: 'custom', path: ['enabled'], input: entry['enabled'], message: 'must be true or false' });
+    }
   }),
-).transform(({ enabled, ...settings }): PluginEntry => ({ enabled: enabled ?? true, settings }));
+).transform((entry): PluginEntry => ({
+  enabled: (entry['enabled'] as boolean | undefined) ?? true,
+  // fromEntries defines own properties, so a `__proto__` key stays a plain key.
+  settings: Object.fromEntries(Object.entries(entry).filter(([key]) => key !== 'enabled')),
+}));
 
 export interface PluginEntry {
   enabled: boolean;

@@ -155,6 +155,16 @@ export default definePlugin({
       .toThrow('invalid settings: plugins.shop.messages: unknown key "enabled"; allowed keys: unlocked');
   });
 
+  it('a __proto__ key among a plugin\'s settings reaches its schema as a key, refused as unknown, never dropped unseen', () => {
+    const file = join(folders.dir, 'config.yaml');
+    writeFileSync(file, 'plugins:\n  shop:\n    __proto__: { attempts: 9 }\n');
+    const config = loadConfig(file, {});
+    expect(Object.getPrototypeOf(config.plugins.shop!.settings)).toBe(Object.prototype);
+    const definition = definePlugin({ name: 'shop', config: z.strictObject({ attempts: z.number().default(3) }), setup() {} });
+    expect(() => parsePluginSettings('shop', definition, config.plugins.shop!))
+      .toThrow('invalid settings: plugins.shop: unknown key "__proto__"; allowed keys: enabled, attempts');
+  });
+
   it('a plugin without a schema refuses settings', async () => {
     folders.add('hello', answering('hello', 'hi', 'x'));
     const test = await hostWith({ hello: { colour: 'red' } });

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
-import { configIssueWording, describeZodIssues, formatConfigPath, unknownKeysMessage } from '../config/config-error.ts';
+import { configIssueWording, describeZodIssues, formatConfigPath, MAX_LISTED, unknownKeysMessage } from '../config/config-error.ts';
 import type { PluginEntry } from '../config/config-schema.ts';
 import type { PluginDefinition } from './plugin-api.ts';
 import { closestName } from './closest-name.ts';
@@ -157,5 +157,7 @@ export function parsePluginSettings(name: string, definition: PluginDefinition, 
   const unechoed = (path: readonly PropertyKey[]) => settingsFromEnvironment?.has(formatConfigPath(['plugins', name, ...path])) === true;
   const problems = describeZodIssues(parsed.error, unechoed).map(({ path, message }) =>
     `${formatConfigPath(['plugins', name, ...path])}: ${message}`);
-  throw new PluginLoadError(`invalid settings: ${problems.join('; ')}`);
+  // As many as a config error lists: a mapping of a thousand bad themes is not a line of 100 KB.
+  const more = problems.length > MAX_LISTED ? `; (and ${problems.length - MAX_LISTED} more)` : '';
+  throw new PluginLoadError(`invalid settings: ${problems.slice(0, MAX_LISTED).join('; ')}${more}`);
 }

@@ -165,6 +165,14 @@ export default definePlugin({
       .toThrow('invalid settings: plugins.shop: unknown key "__proto__"; allowed keys: enabled, attempts');
   });
 
+  it('a plugin\'s error lists its first 10 problems, then how many more', () => {
+    // 200 bad values once made one line of every problem.
+    const definition = definePlugin({ name: 'many', config: z.strictObject({ values: z.array(z.number()) }), setup() {} });
+    const error = errorOf(() => parsePluginSettings('many', definition, { settings: { values: Array.from({ length: 200 }, () => 'x') } }));
+    expect(error.message.split('; ')).toHaveLength(11);
+    expect(error.message).toMatch(/^invalid settings: plugins\.many\.values\[0\]: must be a number \(got "x"\); .*plugins\.many\.values\[9\]: [^;]*; \(and 190 more\)$/);
+  });
+
   it('a plugin without a schema refuses settings', async () => {
     folders.add('hello', answering('hello', 'hi', 'x'));
     const test = await hostWith({ hello: { colour: 'red' } });

@@ -69,10 +69,14 @@ function isAddressOrRange(value: string): boolean {
  * address is a config error rather than a crash at start.
  */
 export function proxyTrust() {
+  const address = 'must be an IP address or a CIDR range such as 10.0.0.0/8';
   return z.union([
     z.boolean(),
-    z.array(z.string().refine(isAddressOrRange, { error: 'must be an IP address or a CIDR range such as 10.0.0.0/8' })),
-  ], { error: PROXY_TRUST });
+    z.array(z.string({ error: address }).refine(isAddressOrRange, { error: address })),
+  ], {
+    // A list is of the allowed form: its entry that is not an address is named (http.trustProxy[1]), not the whole list.
+    error: (issue) => (issue.code === 'invalid_union' && Array.isArray(issue.input) ? undefined : PROXY_TRUST),
+  });
 }
 
 export function isPlainMapping(value: unknown): value is Record<string, unknown> {

@@ -260,6 +260,13 @@ describe('loadConfig: errors name the file, the path, the line and what is allow
       const error = errorOf(() => loadConfig(write(`http:\n  trustProxy: ${JSON.stringify(bad)}\n`), {}));
       expect(error.issues).toEqual([{ path: 'http.trustProxy', line: 2, message: expect.stringContaining(allowed) }]);
     }
+    // An entry that is not text at all is named too, not the whole list ("must be false, true, or a list ... (got a list)").
+    for (const bad of [true, 8, null, ['10.0.0.1']]) {
+      const error = errorOf(() => loadConfig(write(`http:\n  trustProxy: [127.0.0.1, ${JSON.stringify(bad)}]\n`), {}));
+      expect(error.issues).toEqual([{
+        path: 'http.trustProxy[1]', line: 2, message: expect.stringMatching(/^must be an IP address or a CIDR range such as 10\.0\.0\.0\/8/),
+      }]);
+    }
     for (const bad of ['proxy.local', '10.0.0.300', '10.0.0.0/33', '::1/129', '10.0.0.0/x']) {
       const error = errorOf(() => loadConfig(write(`http:\n  trustProxy: [127.0.0.1, ${JSON.stringify(bad)}]\n`), {}));
       expect(error.issues).toEqual([{

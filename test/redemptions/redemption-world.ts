@@ -47,6 +47,10 @@ export interface WorldOptions {
   rewards?: Record<string, Record<string, unknown>>;
   /** plugins.skin-shop settings (default: the three rewards -> neon, retired, ghost). */
   skinShop?: Record<string, unknown>;
+  /** More plugins beside skin-shop (config `plugins:` entries), found in `pluginDirs`. */
+  extraPlugins?: Record<string, Record<string, unknown>>;
+  /** Config `pluginDirs` (folders of plugins that are not built in). */
+  pluginDirs?: string[];
   helix?: FakeHelixOptions;
   /** Wraps the overlay client the plugins get (to count or fail calls). */
   overlayClient?: (client: OverlayStyleClient) => OverlayStyleClient;
@@ -211,7 +215,8 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
       },
       rewards,
     },
-    plugins: { 'skin-shop': options.skinShop ?? DEFAULT_SKIN_SHOP },
+    ...(options.pluginDirs === undefined ? {} : { pluginDirs: options.pluginDirs }),
+    plugins: { 'skin-shop': options.skinShop ?? DEFAULT_SKIN_SHOP, ...options.extraPlugins },
   });
   let config = baseConfig(options.rewards ?? DEFAULT_REWARDS);
   const captured = captureLogs([CLIENT_SECRET]);

@@ -1,13 +1,30 @@
 // A refund the host could not give: the redemption was no longer UNFULFILLED on Twitch when its
 // CANCELED went out (a moderator resolved it meanwhile, or its reward was deleted, which makes
 // Twitch mark it FULFILLED). Twitch answers 404; the ledger settles it, and the log says the
-// viewer's points were not refunded, instead of "redemption refunded".
+// viewer's points were not refunded, instead of "redemption refunded". Unless Twitch has it CANCELED
+// after all (a moderator canceled it, or our own CANCELED went through and its answer was lost): the
+// points did come back, and a warning would send the operator to refund them a second time by hand.
 import { describe, expect, it } from 'vitest';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import type { FakeHelix } from '../fakes/fake-helix.ts';
 import { useRunningRedemptionWorlds } from './redemption-world.ts';
 
 const running = useRunningRedemptionWorlds();
+
+/** A skin-shop lookup during which a moderator resolves every UNFULFILLED redemption as `status`. */
+function moderatorDuringHandler(status: 'FULFILLED' | 'CANCELED', helix: () => FakeHelix | null) {
+  return (client: OverlayStyleClient): OverlayStyleClient => ({
+    ...client,
+    async listSkins() {
+      for (const r of helix()?.redemptions ?? []) if (r.status === 'UNFULFILLED') helix()!.resolveOnDashboard(r.id, status);
+      return client.listSkins();
+    },
+  });
+}
+
+function linesOf(world: { logs: Array<{ level: number; msg?: unknown } & Record<string, unknown>> }, redemptionId: string): string[] {
+  return world.logs.filter((l) => l['redemption'] === redemptionId && l.level >= 30).map((l) => `${l.level} ${String(l.msg)}`);
+}
 
 describe('a refund Twitch no longer takes', () => {
   it('is logged as not given (a warning naming the viewer), not as "redemption refunded"', async () => {
@@ -25,9 +42,36 @@ describe('a refund Twitch no longer takes', () => {
     const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-ghost'), user: { login: 'fan' } });
     await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemption.id))?.state, { timeout: 5000, interval: 5 }).toBe('status-sent');
     expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
-    const mine = world.logs.filter((l) => l['redemption'] === redemption.id && l.level >= 30).map((l) => `${l.level} ${String(l.msg)}`);
+    // Logged once Twitch was asked whether it is CANCELED after all (it is not).
+    await expect.poll(() => linesOf(world, redemption.id).some((line) => line.includes('not refunded')), { timeout: 5000, interval: 5 }).toBe(true);
+    const mine = linesOf(world, redemption.id);
     expect(mine).not.toContain('30 redemption refunded');
     expect(mine).toContain('40 redemption not refunded: Twitch no longer had it UNFULFILLED (resolved in the request queue, or its reward deleted), so the viewer\'s points stay spent');
     expect(world.redemptions!.status().counters).toMatchObject({ refunded: 0 });
+  });
+
+  // Found by redemption-properties.test.ts: a refund delayed by a 429 while a moderator canceled it.
+  it('canceled by a moderator meanwhile: the points came back, so it is "redemption refunded", not a warning', async () => {
+    let helix: FakeHelix | null = null;
+    const world = await running({ overlayClient: moderatorDuringHandler('CANCELED', () => helix) });
+    helix = world.helix;
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-ghost'), user: { login: 'fan' } });
+    await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemption.id))?.state, { timeout: 5000, interval: 5 }).toBe('status-sent');
+    expect(world.helix.redemptionChanges.filter((c) => c.redemptionId === redemption.id).map((c) => [c.to, c.clientId])).toEqual([['CANCELED', null]]);
+    await expect.poll(() => linesOf(world, redemption.id), { timeout: 5000, interval: 5 }).toContain('30 redemption refunded');
+    const mine = linesOf(world, redemption.id);
+    expect(mine.filter((line) => line.includes('not refunded'))).toEqual([]);
+    expect(world.redemptions!.status().counters).toMatchObject({ refunded: 1 });
+  });
+
+  it('our CANCELED taken but its answer lost (the retry hears 404): "redemption refunded", not a warning', async () => {
+    const world = await running({ httpTimeoutSeconds: 1 });
+    world.helix.holdNext({ method: 'PATCH', path: '/channel_points/custom_rewards/redemptions' });
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-ghost'), user: { login: 'fan' } });
+    await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemption.id))?.state, { timeout: 10_000, interval: 5 }).toBe('status-sent');
+    expect(world.helix.redemptionChanges.filter((c) => c.redemptionId === redemption.id).map((c) => c.to)).toEqual(['CANCELED']);
+    await expect.poll(() => linesOf(world, redemption.id), { timeout: 5000, interval: 5 }).toContain('30 redemption refunded');
+    const mine = linesOf(world, redemption.id);
+    expect(mine.filter((line) => line.includes('not refunded'))).toEqual([]);
   });
 });

@@ -110,6 +110,17 @@ export function createHelixChannelPoints(apiClient: ApiClient, broadcasterId: st
       return all.map(redemptionOf);
     }),
 
+    redemptionStatus: async (rewardId, redemptionId) => {
+      try {
+        const found = await points.getRedemptionById(broadcasterId, rewardId, redemptionId);
+        return found === null ? null : redemptionStatusOf(found.isFulfilled, found.isCanceled);
+      } catch (error) {
+        // 404: the reward is gone (Twitch marked its UNFULFILLED redemptions FULFILLED).
+        if (isHttpStatusError(error) && error.statusCode === 404 && !isTokenEndpointError(error)) return null;
+        throw toChannelPointsError(error, `reading the status of the redemption ${redemptionId}`);
+      }
+    },
+
     setRedemptionStatus: async (rewardId, redemptionIds, status) => {
       try {
         const changed = await points.updateRedemptionStatusByIds(broadcasterId, rewardId, [...redemptionIds], status);

@@ -67,6 +67,8 @@ export interface ChannelPointsApi {
    * changed; the others were no longer UNFULFILLED (resolved already, here or on the dashboard).
    */
   setRedemptionStatus(rewardId: string, redemptionIds: readonly string[], status: RedemptionStatusUpdate): Promise<string[]>;
+  /** A redemption's status on Twitch now; null when Twitch does not find it (its reward is gone). */
+  redemptionStatus(rewardId: string, redemptionId: string): Promise<RedemptionStatus | null>;
 }
 
 /** A refusal from Twitch: `status` is the HTTP status (0 when no answer arrived). */

@@ -30,7 +30,11 @@ export type PipelineRedemptionEvent = RedemptionEvent & { attempt: number };
 
 export interface RedemptionPipelineOptions {
   ledger: RedemptionLedger;
-  channelPoints: Pick<ChannelPointsApi, 'listUnfulfilledRedemptions' | 'setRedemptionStatus'>;
+  /**
+   * Without `redemptionStatus`, a CANCELED Twitch answers as already resolved is always taken as not
+   * refunded (it cannot be told whether the redemption is CANCELED on Twitch after all).
+   */
+  channelPoints: Pick<ChannelPointsApi, 'listUnfulfilledRedemptions' | 'setRedemptionStatus'> & Partial<Pick<ChannelPointsApi, 'redemptionStatus'>>;
   /** Runs the plugin handler (the host's `handleRedemption`); never throws. */
   handle(event: PipelineRedemptionEvent): Promise<RedemptionResult>;
   /** The login of the channel (for the handler's replies). */
@@ -90,7 +94,11 @@ export interface PipelineCounters {
   /** Handler runs. */
   effects: number;
   fulfilled: number;
-  /** CANCELED statuses Twitch took (one it answered as already resolved gave no refund and is not counted). */
+  /**
+   * Refunds: CANCELED statuses Twitch took, or answered as already resolved while it has the
+   * redemption CANCELED (refunded by a moderator, or by an earlier call of ours whose answer was
+   * lost); one Twitch has FULFILLED gave no refund and is not counted.
+   */
   refunded: number;
   duplicates: number;
   /** Effects run again after an interruption. */
@@ -138,16 +146,28 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     });
   }
 
-  async function sendStatus(rewardId: string, id: string, outcome: LedgerOutcome): Promise<StatusSendResult> {
+  /** Sends the status; a refund Twitch answered as already resolved is checked (refundMissing). */
+  async function sendStatus(rewardId: string, id: string, outcome: LedgerOutcome): Promise<{ status: StatusSendResult; refundNotGiven: string | null }> {
     const status = await batcher.send(rewardId, id, STATUS_OF[outcome]);
+    const refundNotGiven = outcome === 'refund' && status === 'already-resolved' ? await refundMissing(rewardId, id) : null;
     if (outcome === 'fulfill') counters.fulfilled++;
-    else if (status === 'changed') counters.refunded++;
-    return status;
+    else if (refundNotGiven === null) counters.refunded++;
+    return { status, refundNotGiven };
   }
 
-  /** A CANCELED Twitch no longer took (the redemption was resolved meanwhile): no refund was given. */
-  function refundNotGiven(outcome: LedgerOutcome, status: StatusSendResult): boolean {
-    return outcome === 'refund' && status === 'already-resolved';
+  /**
+   * A CANCELED Twitch no longer took (the redemption was no longer UNFULFILLED): the points came
+   * back after all when Twitch has it CANCELED (a moderator canceled it in the request queue, or an
+   * earlier call of ours went through and its answer was lost); null then. Otherwise (FULFILLED, its
+   * reward gone, or Twitch could not be asked) the warning to log: no refund was given.
+   */
+  async function refundMissing(rewardId: string, id: string): Promise<string | null> {
+    if (!channelPoints.redemptionStatus) return REFUND_NOT_GIVEN;
+    try {
+      return (await channelPoints.redemptionStatus(rewardId, id)) === 'CANCELED' ? null : REFUND_NOT_GIVEN;
+    } catch (error) {
+      return `${REFUND_NOT_GIVEN} (as far as can be told: asking Twitch for its status failed: ${errorText(error)})`;
+    }
   }
 
   async function run(redemption: TwitchRedemption, rewardKey: string, listed: boolean): Promise<ProcessResult> {
@@ -194,8 +214,8 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       return { kind: 'failed', error: errorText(error) };
     }
     try {
-      const status = await sendStatus(redemption.rewardId, redemption.id, outcome);
-      if (refundNotGiven(outcome, status)) log.warn({ outcome, attempt, status }, REFUND_NOT_GIVEN);
+      const { status, refundNotGiven } = await sendStatus(redemption.rewardId, redemption.id, outcome);
+      if (refundNotGiven !== null) log.warn({ outcome, attempt, status }, refundNotGiven);
       else log.info({ outcome, attempt, status }, outcome === 'fulfill' ? 'redemption fulfilled' : 'redemption refunded');
       return { kind: 'done', outcome, status, attempt };
     } catch (error) {
@@ -254,9 +274,9 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       const owed = (await ledger.listRedemptionsAwaitingStatus()).filter((entry) => !inFlight.has(entry.id));
       await Promise.all(owed.map(async (entry) => {
         try {
-          const status = await sendStatus(entry.rewardId, entry.id, entry.outcome ?? 'refund');
+          const { status, refundNotGiven } = await sendStatus(entry.rewardId, entry.id, entry.outcome ?? 'refund');
           report.statusesSent++;
-          if (refundNotGiven(entry.outcome ?? 'refund', status)) logger.warn({ redemption: entry.id, outcome: entry.outcome, status }, REFUND_NOT_GIVEN);
+          if (refundNotGiven !== null) logger.warn({ redemption: entry.id, outcome: entry.outcome, status }, refundNotGiven);
           else logger.info({ redemption: entry.id, outcome: entry.outcome }, 'sent a redemption status left over from before');
         } catch (error) {
           counters.statusFailures++;

@@ -2,7 +2,8 @@
 // and EventSub on one port) driven by the real twurple clients, the bundled service on a SQLite
 // file, the real host with the built-in skin-shop plugin on a memory chat, and the redemption
 // pipeline between them. `start()` starts (or, after `stop()`, restarts) the redemptions part on
-// the same store, as a restarted process would.
+// the same store, as a restarted process would; `stop()` is that process going down: what it left
+// running (a handler past the stop's wait: the plugins are shared) can no longer write the ledger.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -225,6 +226,19 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
   const chat = createMemoryChatTransport({ channels: [CHANNEL] });
   const host = await createHost({ config, logger, overlayClient, chatTransports: [chat], builtInPluginDir: BUILT_IN_PLUGIN_DIR });
   const ledger = bindLedger(service, accountId);
+  /** The running redemptions part's ledger: its own, closed once it stopped (see stop()). */
+  let ended: (() => void) | null = null;
+  const ledgerUntilStopped = (): typeof ledger => {
+    let open = true;
+    ended = () => { open = false; };
+    const gated = {} as Record<string, unknown>;
+    for (const [name, operation] of Object.entries(ledger) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
+      gated[name] = (...args: unknown[]) => (open
+        ? operation(...args)
+        : Promise.reject(new Error('the stopped host process can no longer write its ledger')));
+    }
+    return gated as unknown as typeof ledger;
+  };
 
   const world: RedemptionWorld = {
     helix, broadcaster, token, dir, tokenFile, store, service, accountId,
@@ -236,7 +250,7 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
         world.config = config;
       }
       world.redemptions = await startTwitchRedemptions({
-        config, host, ledger, logger,
+        config, host, ledger: ledgerUntilStopped(), logger,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.tokenFileCheckMs === undefined ? {} : { tokenFileCheckMs: options.tokenFileCheckMs }),
         ...(options.welcomeTimeoutMs === undefined ? {} : { welcomeTimeoutMs: options.welcomeTimeoutMs }),
@@ -255,6 +269,12 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
     },
     async stop() {
       await world.redemptions?.stop();
+      // The process is gone: a handler the stop left running (the plugins, shared by every start
+      // here, go on) can no longer record its outcome, nor so send a status, beside the next
+      // start's run, or, once the world is closed, to the next world's FakeHelix
+      // (TWURPLE_MOCK_API_PORT is process-wide and twurple reads it at every try).
+      ended?.();
+      ended = null;
       world.redemptions = null;
     },
     async rewardId(rewardKey) {

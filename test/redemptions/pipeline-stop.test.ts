@@ -20,6 +20,7 @@ const newLedger: RedemptionLedger = {
   recordRedemptionEffect: async () => {},
   recordRedemptionStatusSent: async () => {},
   listRedemptionsAwaitingStatus: async () => [],
+  listRedemptionsAwaitingEffect: async () => [],
 };
 
 describe('the redemption pipeline stopped during a reconciliation', () => {

@@ -344,6 +344,15 @@ describe('redemptions under faults (property)', () => {
       }),
       {
         numRuns: Number(process.env['REDEMPTION_PROPERTY_RUNS'] ?? 10),
+        // Schedules that once failed, run first every time.
+        examples: [
+          // A stop interrupts a handler; a moderator cancels the redemption while the host is down:
+          // its row stayed `received` for ever ("did not settle") until the reconciliation looked its status up.
+          [[
+            { do: 'redeem', reward: 'scripted-a', behaviour: { kind: 'slow', ms: 400, then: 'fulfill' } }, { do: 'wait', ms: 50 },
+            { do: 'stop' }, { do: 'dashboard', pick: 0, status: 'CANCELED' }, { do: 'wait', ms: 400 }, { do: 'start' },
+          ]],
+        ],
         // No shrinking: each shrink of a schedule that does not settle waits out the settle deadline,
         // which ran past the test's timeout and lost the counterexample.
         endOnFailure: true,

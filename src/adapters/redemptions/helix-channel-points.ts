@@ -84,6 +84,24 @@ export function createHelixChannelPoints(apiClient: ApiClient, broadcasterId: st
     }
   }
 
+  /** Helix Get Custom Reward Redemption by id, 50 ids a call; what Twitch does not find is left out. */
+  async function redemptionStatuses(rewardId: string, redemptionIds: readonly string[]): Promise<Map<string, RedemptionStatus>> {
+    const found = new Map<string, RedemptionStatus>();
+    for (let start = 0; start < redemptionIds.length; start += 50) {
+      const ids = redemptionIds.slice(start, start + 50);
+      try {
+        for (const redemption of await points.getRedemptionsByIds(broadcasterId, rewardId, ids)) {
+          found.set(redemption.id, redemptionStatusOf(redemption.isFulfilled, redemption.isCanceled));
+        }
+      } catch (error) {
+        // 404: the reward is gone (Twitch marked its UNFULFILLED redemptions FULFILLED), or none of them is found.
+        if (isHttpStatusError(error) && error.statusCode === 404 && !isTokenEndpointError(error)) continue;
+        throw toChannelPointsError(error, `reading the status of ${ids.length} redemption(s) of the reward ${rewardId}`);
+      }
+    }
+    return found;
+  }
+
   return {
     listRewards: () => call('listing the channel\'s rewards', async () => {
       const [all, manageable] = await Promise.all([
@@ -110,16 +128,9 @@ export function createHelixChannelPoints(apiClient: ApiClient, broadcasterId: st
       return all.map(redemptionOf);
     }),
 
-    redemptionStatus: async (rewardId, redemptionId) => {
-      try {
-        const found = await points.getRedemptionById(broadcasterId, rewardId, redemptionId);
-        return found === null ? null : redemptionStatusOf(found.isFulfilled, found.isCanceled);
-      } catch (error) {
-        // 404: the reward is gone (Twitch marked its UNFULFILLED redemptions FULFILLED).
-        if (isHttpStatusError(error) && error.statusCode === 404 && !isTokenEndpointError(error)) return null;
-        throw toChannelPointsError(error, `reading the status of the redemption ${redemptionId}`);
-      }
-    },
+    redemptionStatus: async (rewardId, redemptionId) => (await redemptionStatuses(rewardId, [redemptionId])).get(redemptionId) ?? null,
+
+    redemptionStatuses,
 
     setRedemptionStatus: async (rewardId, redemptionIds, status) => {
       try {

@@ -69,6 +69,11 @@ export interface ChannelPointsApi {
   setRedemptionStatus(rewardId: string, redemptionIds: readonly string[], status: RedemptionStatusUpdate): Promise<string[]>;
   /** A redemption's status on Twitch now; null when Twitch does not find it (its reward is gone). */
   redemptionStatus(rewardId: string, redemptionId: string): Promise<RedemptionStatus | null>;
+  /**
+   * The status on Twitch now of several redemptions of one reward (any number; Helix takes 50 ids
+   * a call). An id Twitch does not find (its reward is gone: Helix answers 404) is left out.
+   */
+  redemptionStatuses(rewardId: string, redemptionIds: readonly string[]): Promise<Map<string, RedemptionStatus>>;
 }
 
 /** A refusal from Twitch: `status` is the HTTP status (0 when no answer arrived). */

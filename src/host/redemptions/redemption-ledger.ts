@@ -11,6 +11,8 @@ export interface RedemptionLedger {
   recordRedemptionEffect(id: string, outcome: LedgerOutcome): Promise<void>;
   recordRedemptionStatusSent(ids: readonly string[]): Promise<void>;
   listRedemptionsAwaitingStatus(): Promise<LedgerEntry[]>;
+  /** Redemptions still `received`: their effect was started and never recorded (or is under way). */
+  listRedemptionsAwaitingEffect(): Promise<LedgerEntry[]>;
 }
 
 /** Keeps the ledger from growing forever (ledger-retention.ts). */
@@ -34,6 +36,7 @@ export interface AccountLedgerOperations {
   recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome): Promise<void>;
   recordRedemptionStatusSent(accountId: number, ids: readonly string[]): Promise<void>;
   listRedemptionsAwaitingStatus(accountId: number): Promise<LedgerEntry[]>;
+  listRedemptionsAwaitingEffect(accountId: number): Promise<LedgerEntry[]>;
   pruneSettledRedemptions(accountId: number, settledBefore: Date, limit: number): Promise<number>;
   listManagedRewards(accountId: number): Promise<ManagedReward[]>;
   saveManagedReward(accountId: number, reward: ManagedReward): Promise<void>;
@@ -48,6 +51,7 @@ export function bindLedger(
     recordRedemptionEffect: (id, outcome) => operations.recordRedemptionEffect(accountId, id, outcome),
     recordRedemptionStatusSent: (ids) => operations.recordRedemptionStatusSent(accountId, ids),
     listRedemptionsAwaitingStatus: () => operations.listRedemptionsAwaitingStatus(accountId),
+    listRedemptionsAwaitingEffect: () => operations.listRedemptionsAwaitingEffect(accountId),
     pruneSettledRedemptions: (settledBefore, limit) => operations.pruneSettledRedemptions(accountId, settledBefore, limit),
     listManagedRewards: () => operations.listManagedRewards(accountId),
     saveManagedReward: (reward) => operations.saveManagedReward(accountId, reward),

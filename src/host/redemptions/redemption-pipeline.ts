@@ -20,8 +20,8 @@ import type { Clock } from '../clock.ts';
 import { withDeadline } from '../deadline.ts';
 import { errorText } from '../error-text.ts';
 import { ChannelPointsError } from './channel-points.ts';
-import type { ChannelPointsApi, RedemptionStatusUpdate, TwitchRedemption } from './channel-points.ts';
-import type { LedgerOutcome, RedemptionLedger } from './redemption-ledger.ts';
+import type { ChannelPointsApi, RedemptionStatus, RedemptionStatusUpdate, TwitchRedemption } from './channel-points.ts';
+import type { LedgerEntry, LedgerOutcome, RedemptionLedger } from './redemption-ledger.ts';
 import { createStatusBatcher, StatusNotRecordedError } from './status-batcher.ts';
 import type { StatusSendResult } from './status-batcher.ts';
 
@@ -31,10 +31,13 @@ export type PipelineRedemptionEvent = RedemptionEvent & { attempt: number };
 export interface RedemptionPipelineOptions {
   ledger: RedemptionLedger;
   /**
+   * Without `redemptionStatuses`, a redemption left `received` (its handler interrupted) that Twitch
+   * no longer lists UNFULFILLED cannot be told resolved elsewhere, and stays `received`.
    * Without `redemptionStatus`, a CANCELED Twitch answers as already resolved is always taken as not
    * refunded (it cannot be told whether the redemption is CANCELED on Twitch after all).
    */
-  channelPoints: Pick<ChannelPointsApi, 'listUnfulfilledRedemptions' | 'setRedemptionStatus'> & Partial<Pick<ChannelPointsApi, 'redemptionStatus'>>;
+  channelPoints: Pick<ChannelPointsApi, 'listUnfulfilledRedemptions' | 'setRedemptionStatus'>
+    & Partial<Pick<ChannelPointsApi, 'redemptionStatus' | 'redemptionStatuses'>>;
   /** Runs the plugin handler (the host's `handleRedemption`); never throws. */
   handle(event: PipelineRedemptionEvent): Promise<RedemptionResult>;
   /** The login of the channel (for the handler's replies). */
@@ -114,6 +117,15 @@ export interface RedemptionPipeline {
   readonly counters: Readonly<PipelineCounters>;
   /** Refuses new redemptions and waits for those under way. Idempotent. */
   stop(): Promise<void>;
+}
+
+/** The warning for a redemption settled at a reconciliation as resolved elsewhere (status null: not found, its reward deleted). */
+function resolvedElsewhereMessage(status: RedemptionStatus | null): string {
+  const start = 'redemption resolved elsewhere while its handler had not (fully) run (the host stopped during it): ';
+  const end = '; its handler is not run again, and it is settled';
+  if (status === 'CANCELED') return `${start}Twitch has it CANCELED (a moderator refunded it in the request queue), so the viewer has the points back; its effect may or may not have happened${end}`;
+  if (status === 'FULFILLED') return `${start}Twitch has it FULFILLED (a moderator fulfilled it in the request queue), so the viewer's points are spent and its effect may not have happened: the viewer may be owed the effect by hand${end}`;
+  return `${start}Twitch no longer has it (its reward was deleted, which marks its redemptions FULFILLED), so the viewer's points are spent and its effect may not have happened: the viewer may be owed the effect by hand${end}`;
 }
 
 const STATUS_OF: Record<LedgerOutcome, RedemptionStatusUpdate> = { fulfill: 'FULFILLED', refund: 'CANCELED' };
@@ -286,6 +298,8 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     } catch (error) {
       report.failures.push(`reading the ledger: ${errorText(error)}`);
     }
+    /** Every redemption Twitch listed UNFULFILLED now (handled above, or left for the next reconciliation). */
+    const seen = new Set<string>();
     for (const rewardId of rewardIds) {
       if (stopped) break;
       let listed: TwitchRedemption[];
@@ -298,6 +312,7 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
         continue;
       }
       report.listed += listed.length;
+      for (const redemption of listed) seen.add(redemption.id);
       let next = 0;
       const worker = async (): Promise<void> => {
         while (next < listed.length && !stopped) {
@@ -319,7 +334,62 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, listed.length) }, worker));
     }
+    if (!stopped) await settleResolvedElsewhere(seen, report);
     return report;
+  }
+
+  /**
+   * Redemptions left `received` (their handler interrupted by a stop or a crash) that are not under
+   * way here and that Twitch did not list UNFULFILLED: a moderator resolved them in the request queue,
+   * or their reward was deleted, while the host was down. They are never listed again, so they
+   * would stay owed for ever (and retention keeps owed rows): Twitch is asked for their status (per
+   * reward, 50 ids a call). FULFILLED, CANCELED or not found: settled without running the effect
+   * (only an UNFULFILLED redemption has its effect), with a warning. UNFULFILLED (redeemed after the
+   * listing), or no answer: left for the next reconciliation.
+   */
+  async function settleResolvedElsewhere(seen: ReadonlySet<string>, report: ReconcileReport): Promise<void> {
+    const lookUp = channelPoints.redemptionStatuses;
+    if (!lookUp) return;
+    let left: LedgerEntry[];
+    try {
+      left = (await ledger.listRedemptionsAwaitingEffect()).filter((entry) => !seen.has(entry.id) && !inFlight.has(entry.id));
+    } catch (error) {
+      report.failures.push(`reading the ledger: ${errorText(error)}`);
+      return;
+    }
+    const byReward = new Map<string, LedgerEntry[]>();
+    for (const entry of left) byReward.set(entry.rewardId, [...(byReward.get(entry.rewardId) ?? []), entry]);
+    for (const [rewardId, entries] of byReward) {
+      if (stopped) return;
+      let statuses: Map<string, RedemptionStatus>;
+      try {
+        statuses = await lookUp(rewardId, entries.map((entry) => entry.id));
+      } catch (error) {
+        report.failures.push(`reading the status of ${entries.length} interrupted redemption(s) of reward ${rewardId}: ${errorText(error)}`);
+        continue;
+      }
+      // Not started since (a notification of it meanwhile would be under way): settling it now
+      // keeps a later one from running it, as inFlight does.
+      const resolved = entries.filter((entry) => statuses.get(entry.id) !== 'UNFULFILLED' && statuses.get(entry.id) !== 'UNKNOWN' && !inFlight.has(entry.id));
+      if (resolved.length === 0 || stopped) continue;
+      const ids = resolved.map((entry) => entry.id);
+      const settling = ledger.recordRedemptionStatusSent(ids);
+      const held = settling.then((): ProcessResult => ({ kind: 'duplicate' }), (): ProcessResult => ({ kind: 'duplicate' }));
+      for (const id of ids) inFlight.set(id, held);
+      try {
+        await settling;
+      } catch (error) {
+        report.failures.push(`settling ${ids.length} interrupted redemption(s) resolved elsewhere: ${errorText(error)}`);
+        continue;
+      } finally {
+        for (const id of ids) if (inFlight.get(id) === held) inFlight.delete(id);
+      }
+      for (const entry of resolved) {
+        const status = statuses.get(entry.id) ?? null;
+        logger.warn({ redemption: entry.id, rewardKey: options.rewardKeyOf(entry.rewardId), attempts: entry.attempts, twitchStatus: status ?? 'gone' },
+          resolvedElsewhereMessage(status));
+      }
+    }
   }
 
   return {

@@ -111,6 +111,11 @@ export function createRedemptionLedger(context: ServiceContext) {
     return (await store.listRedemptionsByStatus(accountId, 'effect-done')).map(toEntry);
   }
 
+  /** Redemptions still `received` (an effect started and not recorded: under way, or interrupted), oldest first. */
+  async function listRedemptionsAwaitingEffect(accountId: number): Promise<LedgerEntry[]> {
+    return (await store.listRedemptionsByStatus(accountId, 'received')).map(toEntry);
+  }
+
   /**
    * Deletes up to `limit` of the account's settled (`status-sent`) redemptions whose last change is
    * before `settledBefore`, oldest first, in one transaction; answers how many. Rows still owed an
@@ -153,7 +158,7 @@ export function createRedemptionLedger(context: ServiceContext) {
   }
 
   return {
-    beginRedemption, recordRedemptionEffect, recordRedemptionStatusSent, findRedemptionEntry, listRedemptionsAwaitingStatus,
+    beginRedemption, recordRedemptionEffect, recordRedemptionStatusSent, findRedemptionEntry, listRedemptionsAwaitingStatus, listRedemptionsAwaitingEffect,
     pruneSettledRedemptions, listManagedRewards, saveManagedReward, forgetManagedReward,
   };
 }

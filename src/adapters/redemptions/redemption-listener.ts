@@ -164,6 +164,12 @@ class EventSubWsListenerWithoutTimers extends EventSubWsListener {
   }
 }
 
+/** Whether one of twurple's sockets of `listener` has its connection open now. */
+function hasOpenConnection(listener: EventSubWsListener): boolean {
+  const sockets = (listener as unknown as { _sockets?: Map<string, { _connection?: { isConnected?: boolean } }> })._sockets;
+  return [...(sockets?.values() ?? [])].some((socket) => socket._connection?.isConnected === true);
+}
+
 /** What stopCompletely reaches of a twurple EventSubWsSocket and its PersistentConnection. */
 interface RetiredSocket {
   _connection?: {
@@ -384,6 +390,20 @@ export function createRedemptionListener(options: RedemptionListenerOptions): Re
         return;
       }
       log.warn({ sessionId: status.sessionId }, `EventSub connection lost: ${status.lastError}; reconnecting, and missed redemptions will be listed`);
+      // Just after twurple's own handling: is its connection open after all? Then the "lost"
+      // connection was the old socket of a handover twurple lost track of. It keeps one "reconnect
+      // in progress" flag: a session_reconnect arriving on the new socket before the previous
+      // handover's old socket has closed sets it again, and that close clears it, so the next
+      // handover is taken for a new session (subscribed again: 409), and the close of its old
+      // socket for the loss of the connection: twurple drops its subscriptions and its keepalive
+      // timer, yet keeps the open socket and never reconnects. The listener would stay
+      // `disconnected` until the watchdog (150 s), the notifications meanwhile dropped.
+      setImmediate(() => {
+        if (created !== listener || status.state !== 'disconnected' || !hasOpenConnection(created)) return;
+        log.warn({ sessionId: status.sessionId }, 'EventSub: twurple reported the connection lost while its socket is open '
+          + '(a session_reconnect came before the previous handover had closed its old socket); connecting afresh, and missed redemptions will be listed');
+        connectAfresh();
+      });
     });
     created.onSubscriptionCreateSuccess(() => {
       if (created !== listener) return;

@@ -668,6 +668,9 @@ export class FakeEventSub {
     }
     for (const ws of this.#withheld) ws.terminate();
     for (const socket of this.#stalled) socket.destroy();
+    // Any other socket still open (an ended session's retiring one, one closed with a code whose
+    // close handshake the client never finished) would hold the server's close for ever.
+    for (const ws of this.#wss.clients) ws.terminate();
     this.#wss.close();
     const server = this.#httpServer;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));

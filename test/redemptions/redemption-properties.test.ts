@@ -23,6 +23,11 @@
 // A stop is the host process going down (redemption-world.ts): a handler it left running still
 // has its effect, but can no longer record it nor send a status; the next start runs it again.
 //
+// Every world operation has a deadline that names the step it hung in (`hung: world.close() ...`),
+// so a hang fails the run with its counterexample instead of running into the test's timeout.
+// To replay: REDEMPTION_PROPERTY_SEED/PATH (as printed), or REDEMPTION_PROPERTY_SCHEDULE='[...]'
+// (a schedule, run first); REDEMPTION_PROPERTY_TRACE=1 prints how long each world operation took.
+//
 // Runs are few and schedules short, so the file takes some tens of seconds at most (several faults
 // cost twurple's own retry waits, up to 3.5 s).
 import path from 'node:path';
@@ -114,6 +119,32 @@ interface Planned {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * `work`, or an error naming `what` once `ms` have passed: a world operation that hangs fails the
+ * run with the step it hung in (and the EventSub state then), instead of running into the test's timeout.
+ */
+async function within<T>(what: string, ms: number, work: Promise<T>, world?: RedemptionWorld): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const eventsub = world?.redemptions?.status().eventsub;
+      reject(new Error(`hung: ${what} did not finish within ${ms / 1000} s`
+        + (eventsub ? ` (eventsub: ${JSON.stringify(eventsub)})` : '')));
+    }, ms);
+  });
+  const startedAt = Date.now();
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+    // REDEMPTION_PROPERTY_TRACE=1: how long each world operation took.
+    if (process.env['REDEMPTION_PROPERTY_TRACE']) console.error(`${what}: ${Date.now() - startedAt} ms`);
+  }
+}
+
+/** Deadlines of the world's operations (generous: a loaded 2-core machine; only a hang reaches them). */
+const DEADLINE = { start: 20_000, settled: 45_000, stop: 20_000, close: 20_000, reconcile: 45_000, handover: 10_000 };
+
 function expectedStatus(planned: Planned): 'FULFILLED' | 'CANCELED' {
   if (planned.rewardKey === 'unlock-neon') return 'FULFILLED';   // skin-shop, one viewer per redemption
   const { behaviour: b } = planned;
@@ -123,7 +154,7 @@ function expectedStatus(planned: Planned): 'FULFILLED' | 'CANCELED' {
 
 const worlds: RedemptionWorld[] = [];
 afterEach(async () => {
-  for (const world of worlds.splice(0)) await world.close();
+  for (const world of worlds.splice(0)) await within('world.close() (after the test)', DEADLINE.close, world.close());
   delete (globalThis as Record<symbol, unknown>)[SCRIPT_KEY];
 });
 
@@ -174,8 +205,8 @@ async function runSchedule(steps: Step[]): Promise<void> {
     httpTimeoutSeconds: 1,
   });
   worlds.push(world);
-  await world.start();
-  await world.settled();
+  await within('world.start() (the first)', DEADLINE.start, world.start(), world);
+  await within('world.settled() (after the first start)', DEADLINE.settled, world.settled(), world);
   const rewardIds = Object.fromEntries(await Promise.all(['unlock-neon', ...SCRIPTED_REWARDS].map(async (key) => [key, await world.rewardId(key)])));
   const { helix } = world;
   const stops: Array<{ at: number }> = [];
@@ -183,8 +214,11 @@ async function runSchedule(steps: Step[]): Promise<void> {
   let running = true;
   let lastDelivery: Delivery | undefined;
   let serial = 0;
+  /** A session_reconnect whose handover is under way (see the reconnect step). */
+  let reconnecting: Promise<void> | null = null;
 
-  for (const s of steps) {
+  for (const [index, s] of steps.entries()) {
+    const stepName = `step ${index + 1} ${JSON.stringify(s)}`;
     switch (s.do) {
       case 'redeem': {
         const n = ++serial;
@@ -223,8 +257,14 @@ async function runSchedule(steps: Step[]): Promise<void> {
         helix.eventSub.dropAllConnections();
         break;
       case 'reconnect':
+        // Twitch sends one session_reconnect per connection: a handover still under way is waited
+        // for first (so the next comes on its new socket, right as it is welcomed: the back-to-back
+        // case). Asking again before would send a second session_reconnect on the old socket, which
+        // twurple then loses track of (it never closes that socket, which held the fake's close for
+        // ever: "hung: world.close()"); Twitch does not do that.
+        if (reconnecting) await within(`the handover before ${stepName}`, DEADLINE.handover, reconnecting, world);
         // Resolves once the new socket is welcomed; not waited for (things go on meanwhile).
-        helix.eventSub.requestReconnect(undefined, { timeoutMs: 5_000 }).catch(() => {});
+        reconnecting = helix.eventSub.requestReconnect(undefined, { timeoutMs: 5_000 }).catch(() => {}).finally(() => { reconnecting = null; });
         break;
       case 'statusFails':
         helix.failNext({ status: s.status, method: 'PATCH', path: PATCH_PATH, times: s.times });
@@ -236,12 +276,12 @@ async function runSchedule(steps: Step[]): Promise<void> {
       case 'stop':
         if (!running) break;
         stops.push({ at: Date.now() });
-        await world.stop();
+        await within(`world.stop() in ${stepName}`, DEADLINE.stop, world.stop(), world);
         running = false;
         break;
       case 'start':
         if (running) break;
-        await world.start();
+        await within(`world.start() in ${stepName}`, DEADLINE.start, world.start(), world);
         running = true;
         break;
       case 'reconcile':
@@ -255,8 +295,10 @@ async function runSchedule(steps: Step[]): Promise<void> {
 
   // The faults are over: answers held back are sent, the host runs and catches up.
   for (const held of holds) held.release();
-  if (!running) await world.start();
-  await world.settled();
+  if (!running) await within('world.start() after the schedule', DEADLINE.start, world.start(), world);
+  // A connection the schedule left lost may take twurple's keepalive timeout (12 s) and retry
+  // waits to come back, longer on a loaded machine: 30 s for the subscription.
+  await within('world.settled() after the schedule', DEADLINE.settled, world.settled({ timeoutMs: 30_000 }), world);
   const entryOf = (id: string) => world.service.findRedemptionEntry(world.accountId, id);
   const allSettled = async (): Promise<boolean> => {
     if (runs.some((r) => r.endedAt === null) || unlocks.some((u) => u.endedAt === null)) return false;
@@ -270,8 +312,15 @@ async function runSchedule(steps: Step[]): Promise<void> {
   // Generous (twurple's retry waits, 1 s timeouts, a loaded machine); only a hung test reaches it.
   const deadline = Date.now() + 30_000;
   while (!(await allSettled())) {
-    if (Date.now() > deadline) throw new Error('the redemptions did not settle within 30 s');
-    await world.redemptions!.reconcile();
+    if (Date.now() > deadline) {
+      const left = await Promise.all(order.map(async (plan) => {
+        const { id } = plan.redemption;
+        return `${id}: Twitch ${helix.redemptions.find((r) => r.id === id)?.status}, ledger ${JSON.stringify(await entryOf(id))}`;
+      }));
+      throw new Error(`the redemptions did not settle within 30 s (${left.join('; ')}; handlers unfinished: `
+        + `${runs.filter((r) => r.endedAt === null).map((r) => r.id).join(', ') || 'none'}; eventsub: ${JSON.stringify(world.redemptions?.status().eventsub)})`);
+    }
+    await within('reconcile() while waiting for the redemptions to settle', DEADLINE.reconcile, world.redemptions!.reconcile(), world);
     await sleep(20);
   }
 
@@ -339,18 +388,34 @@ describe('redemptions under faults (property)', () => {
         try {
           await runSchedule(steps);
         } finally {
-          for (const world of worlds.splice(0)) await world.close();
+          for (const world of worlds.splice(0)) await within('world.close() (after the run)', DEADLINE.close, world.close());
         }
       }),
       {
         numRuns: Number(process.env['REDEMPTION_PROPERTY_RUNS'] ?? 10),
         // Schedules that once failed, run first every time.
         examples: [
+          // REDEMPTION_PROPERTY_SCHEDULE='[...]': a schedule (as a counterexample prints it) to run first.
+          ...(process.env['REDEMPTION_PROPERTY_SCHEDULE'] === undefined ? [] : [[JSON.parse(process.env['REDEMPTION_PROPERTY_SCHEDULE']) as Step[]] as [Step[]]]),
           // A stop interrupts a handler; a moderator cancels the redemption while the host is down:
           // its row stayed `received` for ever ("did not settle") until the reconciliation looked its status up.
           [[
             { do: 'redeem', reward: 'scripted-a', behaviour: { kind: 'slow', ms: 400, then: 'fulfill' } }, { do: 'wait', ms: 50 },
             { do: 'stop' }, { do: 'dashboard', pick: 0, status: 'CANCELED' }, { do: 'wait', ms: 400 }, { do: 'start' },
+          ]],
+          // A session_reconnect right after another: twurple lost track of the handovers and the
+          // listener stayed disconnected for 150 s ("timed out waiting for the EventSub subscription").
+          [[
+            { do: 'redeem', reward: 'scripted-a', behaviour: { kind: 'fulfill' } }, { do: 'reconnect' }, { do: 'wait', ms: 5 },
+            { do: 'reconnect' }, { do: 'redeem', reward: 'scripted-b', behaviour: { kind: 'refund' } },
+          ]],
+          // A reconnect step while the previous handover was under way: world.close() hung for ever.
+          [[
+            { do: 'statusFails', status: 429, times: 1 }, { do: 'wait', ms: 136 }, { do: 'reconnect' },
+            { do: 'redeem', reward: 'scripted-a', behaviour: { kind: 'slow', ms: 244, then: 'refund' } }, { do: 'reconnect' },
+            { do: 'statusFails', status: 503, times: 1 }, { do: 'wait', ms: 49 }, { do: 'stop' }, { do: 'stop' },
+            { do: 'redeem', reward: 'unlock-neon', behaviour: { kind: 'slow', ms: 299, then: 'fulfill' } },
+            { do: 'redeem', reward: 'scripted-b', behaviour: { kind: 'refund' } },
           ]],
         ],
         // No shrinking: each shrink of a schedule that does not settle waits out the settle deadline,

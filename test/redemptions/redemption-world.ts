@@ -106,8 +106,11 @@ export interface RedemptionWorld {
   /** The running redemptions part (after start()). */
   redemptions: TwitchRedemptions | null;
   start(configChanges?: { rewards?: Record<string, Record<string, unknown>> }): Promise<TwitchRedemptions>;
-  /** Waits until the EventSub subscription is active and the reconciliation it started is over. */
-  settled(): Promise<void>;
+  /**
+   * Waits until the listener is connected with its EventSub subscription active, then reconciles.
+   * `timeoutMs` (default 10 s) bounds the wait for the subscription.
+   */
+  settled(options?: { timeoutMs?: number }): Promise<void>;
   /** Stops the redemptions part only (the "process" going down). */
   stop(): Promise<void>;
   /** The Twitch reward id the host manages for a reward key. */
@@ -260,11 +263,16 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
       });
       return world.redemptions;
     },
-    async settled() {
+    async settled(settleOptions = {}) {
       const redemptions = world.redemptions;
       if (!redemptions) throw new Error('start() first');
-      await helix.eventSub.waitForSubscription('channel.channel_points_custom_reward_redemption.add', { userId: broadcaster.id });
-      await waitUntil(() => redemptions.status().eventsub?.subscription === 'active', 'the EventSub subscription to be active');
+      await helix.eventSub.waitForSubscription('channel.channel_points_custom_reward_redemption.add',
+        { userId: broadcaster.id, ...(settleOptions.timeoutMs === undefined ? {} : { timeoutMs: settleOptions.timeoutMs }) });
+      await waitUntil(() => redemptions.status().eventsub?.subscription === 'active' && redemptions.status().eventsub?.state === 'connected',
+        'the EventSub subscription to be active', settleOptions.timeoutMs)
+        .catch((error: unknown) => {
+          throw new Error(`${(error as Error).message} (eventsub: ${JSON.stringify(redemptions.status().eventsub)})`);
+        });
       await redemptions.reconcile();
     },
     async stop() {

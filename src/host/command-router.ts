@@ -52,7 +52,7 @@ export interface CommandRouterOptions {
 
 export interface CommandRouter {
   /**
-   * False when `text` cannot be a command (it does not hold the prefix anywhere): a cheap test
+   * False when `text` cannot be a command (it does not hold the prefix's first character): a cheap test
    * that lets the host skip reading the chatter's tags for the great majority of chat lines.
    */
   couldBeCommand(text: string): boolean;
@@ -64,12 +64,16 @@ export function createCommandRouter(options: CommandRouterOptions): CommandRoute
   const { prefix, registry, clock, logger, timePluginCall, beforeCommand } = options;
   const prefixLower = prefix.toLowerCase();
 
-  const caseless = prefix.toLowerCase() === prefix.toUpperCase();
+  // The cheap test looks for the prefix's first character only: a longer prefix may come with an
+  // invisible character inside (`!\u200B!roll` for `!!`), which the route ignores.
+  const probe = String.fromCodePoint(prefix.codePointAt(0)!);
+  const probeLower = probe.toLowerCase();
+  const caseless = probeLower === probe.toUpperCase();
   const usageNotices = new UsageNotices(USAGE_NOTICE_WINDOW_MS);
 
   return {
     couldBeCommand(text) {
-      return caseless ? text.includes(prefix) : text.toLowerCase().includes(prefixLower);
+      return caseless ? text.includes(probe) : text.toLowerCase().includes(probeLower);
     },
     async route(message, send) {
       // Invisible characters a chat client added (to a repeated line) are no part of the command.

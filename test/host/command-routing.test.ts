@@ -124,6 +124,17 @@ describe('command routing: prefix, names, aliases', () => {
     const other = await start('bot:');
     expect(await say(other, 'BOT:ping')).toEqual(['pong']);
   });
+
+  // Found by command-routing-properties.test.ts: with the prefix "!!", "!\u200B!ping" ran nothing
+  // (the host's cheap "could this be a command" test looked for "!!" before invisible characters
+  // were taken out).
+  it('a prefix of several characters is found with an invisible character inside it', async () => {
+    const other = await start('!!');
+    expect(await say(other, '!\u200B!ping')).toEqual(['pong']);
+    expect(await say(other, 'bot\u2060:ping')).toEqual([]);
+    const letters = await start('bot:');
+    expect(await say(letters, 'B\u00ADot:ping')).toEqual(['pong']);
+  });
 });
 
 describe('command routing: replies', () => {

@@ -39,7 +39,8 @@ import type { PluginFolders } from './plugin-folders.ts';
 type Role = 'broadcaster' | 'moderator' | 'vip' | 'subscriber' | 'everyone';
 const RANK: Record<Role, number> = { broadcaster: 4, moderator: 3, vip: 2, subscriber: 1, everyone: 0 };
 const USAGE_WINDOW_MS = 30_000;
-const PREFIX = '!';
+/** `commands.prefix`, drawn per run. */
+let PREFIX = '!';
 
 interface ArgDef { name: string; type: 'string' | 'integer' | 'user' | 'rest'; optional?: boolean; min?: number; max?: number }
 interface CmdDef {
@@ -71,10 +72,10 @@ const world = globalThis as unknown as { __routingProps: World };
 
 // ---- chatters, with tags as Twitch sends them ----
 
-type Kind = 'moderator' | 'lead_moderator' | 'vip' | 'subscriber' | 'founder' | 'mod+sub' | 'vip+sub' | 'none';
+type Kind = 'moderator' | 'lead_moderator' | 'vip' | 'subscriber' | 'founder' | 'mod+sub' | 'vip+sub' | 'gifter' | 'none';
 const KIND_ROLE: Record<Kind | 'broadcaster', Role> = {
   broadcaster: 'broadcaster', moderator: 'moderator', lead_moderator: 'moderator', 'mod+sub': 'moderator',
-  vip: 'vip', 'vip+sub': 'vip', subscriber: 'subscriber', founder: 'subscriber', none: 'everyone',
+  vip: 'vip', 'vip+sub': 'vip', subscriber: 'subscriber', founder: 'subscriber', gifter: 'everyone', none: 'everyone',
 };
 
 function badges(set: Record<string, string>): Partial<ChatTags> {
@@ -91,6 +92,8 @@ function kindTags(kind: Kind | 'broadcaster'): Partial<ChatTags> {
     case 'vip+sub': return { ...badges({ vip: '1', subscriber: '3' }), vip: true, subscriber: true };
     case 'subscriber': return { ...badges({ subscriber: '12' }), 'badge-info': { subscriber: '14' }, 'badge-info-raw': 'subscriber/14', subscriber: true };
     case 'founder': return { ...badges({ founder: '0' }), 'badge-info': { founder: '3' }, 'badge-info-raw': 'founder/3', subscriber: true };
+    // Badges that are no role: a viewer who gifts subscriptions and cheers, without subscribing.
+    case 'gifter': return { ...badges({ 'sub-gifter': '50', bits: '1000', premium: '1' }), turbo: false };
     case 'none': return {};
   }
 }
@@ -102,8 +105,18 @@ const DISPLAY: Record<string, string> = { streamer: 'Streamer', ann: 'Ann', bob_
 // ---- what a run draws ----
 
 const WORDS = ['roll', 'dice', 'give', 'set', 'hug', 'a-b', 'q_q', '9lives', 'skin'];
+// As the docs name them: Unicode's default-ignorable characters, less the variation selectors and
+// the zero-width joiner, which emoji need (those two are kept: part of the word they are in).
+const KEPT = ['\u200D', '\uFE0F', '\uFE0E', '\u{E0100}'];
 const INVISIBLES = ['\u200B', '\u034F', '\u2060', '\uFEFF', '\u{E0000}', '\u200E', '\u00AD'];
-const TOKENS = ['7', '-3', '+2', '0', '42', '12a', 'hello', 'Neon', '@Ann', 'bob_2', '@CLEO', 'b!d', '@', '"q"', 'ÿes', 'x-y'];
+const ALL_INVISIBLES: string[] = [];
+for (const [from, to] of [[0, 0x3200], [0xFE00, 0xFFFF], [0x1BC00, 0x1D200], [0xE0000, 0xE0FFF]] as const) {
+  for (let code = from; code <= to; code++) {
+    const char = String.fromCodePoint(code);
+    if (/\p{Default_Ignorable_Code_Point}/u.test(char) && /\p{Assigned}/u.test(char) && !/\p{Variation_Selector}/u.test(char) && char !== '\u200D') ALL_INVISIBLES.push(char);
+  }
+}
+const TOKENS = ['7', '-3', '+2', '0', '42', '12a', 'hello', 'Neon', '@Ann', 'bob_2', '@CLEO', 'b!d', '@', '"q"', 'ÿes', 'x-y', '0042', '99999999999999999999', 'abcdefghijklmnopqrstuvwxyz', '@@ann'];
 
 const argSpec = (type: ArgDef['type'], optional: boolean): fc.Arbitrary<Omit<ArgDef, 'name'>> => {
   if (type !== 'integer') return fc.constant({ type, ...(optional ? { optional } : {}) });
@@ -132,7 +145,7 @@ const roleArb = fc.constantFrom<Role>('everyone', 'everyone', 'subscriber', 'vip
 const cooldownArb = fc.record({
   global: fc.constantFrom(undefined, undefined, 0, 3, 2.5, 30),
   user: fc.constantFrom(undefined, undefined, 10, 60),
-  bypass: fc.constantFrom<Role | 'nobody' | undefined>(undefined, undefined, 'nobody', 'vip', 'broadcaster', 'everyone'),
+  bypass: fc.constantFrom<Role | 'nobody' | undefined>(undefined, undefined, 'nobody', 'subscriber', 'vip', 'moderator', 'broadcaster', 'everyone'),
 }).map((cooldown) => Object.fromEntries(Object.entries(cooldown).filter(([, value]) => value !== undefined)) as CmdDef['cooldown']);
 
 const commandsArb: fc.Arbitrary<CmdDef[]> = fc.integer({ min: 1, max: 3 }).chain((count) => fc.tuple(
@@ -150,6 +163,8 @@ interface LineSpec {
   /** index into the commands' words (name or alias), or -1: an unknown word */
   word: number;
   caseFlips: boolean[];
+  /** the prefix typed in upper case (`BOT:` for `bot:`) */
+  prefixUpper: boolean;
   prefix: 'prefix' | 'none' | 'spaced' | 'mid-line';
   tokens: string[];
   /** the words: `tokens`, or ones that fit the command's arguments (then one left off, or one more) */
@@ -161,6 +176,7 @@ interface LineSpec {
   mentionCase: boolean;
   mentionGap: number;
   invisibles: { at: number; char: string }[];
+  kept: { at: number; char: string }[];
   action: boolean;
   shared: 'none' | 'own' | 'other';
   /** the previous line typed again, as a chat client repeats it (with or without its invisible character) */
@@ -172,6 +188,7 @@ const lineArb: fc.Arbitrary<LineSpec> = fc.record({
   waitMs: fc.constantFrom(0, 0, 0, 1, 999, 1000, 2500, 2999, 3000, 9999, 10_000, 29_999, 30_000, 30_001, 60_000),
   word: fc.oneof({ weight: 12, arbitrary: fc.nat({ max: 8 }) }, { weight: 1, arbitrary: fc.constant(-1) }),
   caseFlips: fc.array(fc.boolean(), { maxLength: 10 }),
+  prefixUpper: fc.boolean(),
   prefix: fc.constantFrom<LineSpec['prefix']>(...Array<'prefix'>(12).fill('prefix'), 'none', 'spaced', 'mid-line'),
   tokens: fc.array(fc.constantFrom(...TOKENS), { maxLength: 4 }),
   fit: fc.constantFrom<LineSpec['fit']>('random', 'fit', 'fit', 'fit', 'fit-short', 'fit-long'),
@@ -181,7 +198,8 @@ const lineArb: fc.Arbitrary<LineSpec> = fc.record({
   mention: fc.constantFrom<LineSpec['mention']>(...Array<'none'>(8).fill('none'), 'reply', 'reply', 'reply-other', 'not-a-reply'),
   mentionCase: fc.boolean(),
   mentionGap: fc.integer({ min: 1, max: 2 }),
-  invisibles: fc.array(fc.record({ at: fc.nat(), char: fc.constantFrom(...INVISIBLES) }), { maxLength: 2 }),
+  invisibles: fc.array(fc.record({ at: fc.nat(), char: fc.oneof(fc.constantFrom(...INVISIBLES), fc.constantFrom(...ALL_INVISIBLES)) }), { maxLength: 2 }),
+  kept: fc.array(fc.record({ at: fc.nat(), char: fc.constantFrom(...KEPT) }), { maxLength: 1 }).map((kept) => kept.filter(({ at }) => at % 8 === 0)),
   action: fc.nat({ max: 14 }).map((draw) => draw === 0),
   shared: fc.constantFrom<LineSpec['shared']>(...Array<'none'>(10).fill('none'), 'own', 'own', 'other'),
   again: fc.nat({ max: 3 }).map((draw) => draw === 0),
@@ -215,7 +233,7 @@ function tokensOf(spec: LineSpec, command: CmdDef | undefined): string[] {
   return words;
 }
 
-interface Built { text: string; clean: string; tags: ChatTags; isReply: boolean }
+interface Built { text: string; clean: string; tags: ChatTags; isReply: boolean; answered: string[] }
 
 function buildLine(defs: CmdDef[], chatters: Chatter[], spec: LineSpec): Built {
   const chatter = chatters[spec.chatter]!;
@@ -223,16 +241,19 @@ function buildLine(defs: CmdDef[], chatters: Chatter[], spec: LineSpec): Built {
   const named = spec.word < 0 ? undefined : words[spec.word % words.length]!;
   const base = named?.word ?? 'nosuch';
   const cased = [...base].map((char, index) => (spec.caseFlips[index] ? char.toUpperCase() : char)).join('');
-  let command = `${spec.prefix === 'none' ? '' : spec.prefix === 'spaced' ? `${PREFIX} ` : PREFIX}${cased}`;
+  const typedPrefix = spec.prefixUpper ? PREFIX.toUpperCase() : PREFIX;
+  let command = `${spec.prefix === 'none' ? '' : spec.prefix === 'spaced' ? `${typedPrefix} ` : typedPrefix}${cased}`;
   tokensOf(spec, named?.command).forEach((token, index) => { command += ' '.repeat(spec.gaps[index] ?? 1) + token; });
   command += spec.trailing;
   if (spec.prefix === 'mid-line') command = `gg ${command}`;
   const other = chatters[(spec.chatter + 1) % chatters.length]!;
   const answered = spec.mention === 'reply-other' ? chatters[(spec.chatter + 2) % chatters.length]! : other;
   const mentioned = spec.mentionCase ? other.display : other.login;
-  const typed = spec.mention === 'none' ? command : `@${mentioned}${' '.repeat(spec.mentionGap)}${command}`;
+  const typedChars = [...(spec.mention === 'none' ? command : `@${mentioned}${' '.repeat(spec.mentionGap)}${command}`)];
+  for (const { at, char } of spec.kept) typedChars.splice(Math.floor(at / 8) % (typedChars.length + 1), 0, char);
+  const typed = typedChars.join('');
   // Invisible characters anywhere in the line, besides the one a client adds to a repeated line.
-  const clean = INVISIBLES.reduce((line, char) => line.replaceAll(char, ''), typed);
+  const clean = [...typed].filter((char) => !ALL_INVISIBLES.includes(char)).join('');
   const chars = [...typed];
   for (const { at, char } of spec.invisibles) chars.splice(at % (chars.length + 1), 0, char);
   const text = chars.join('');
@@ -247,7 +268,7 @@ function buildLine(defs: CmdDef[], chatters: Chatter[], spec: LineSpec): Built {
     ...(spec.action ? { 'message-type': 'action' } : {}),
     ...(spec.shared === 'none' ? {} : { 'source-room-id': spec.shared === 'own' ? ROOM_ID : '99999999' }),
   });
-  return { text, clean, tags, isReply };
+  return { text, clean, tags, isReply, answered: isReply ? [answered.display, answered.login] : [] };
 }
 
 /** The usage line as documented: `!give <who> <amount> [note...]`. */
@@ -314,12 +335,11 @@ class Model {
     if (spec.action || spec.shared === 'other') return none;
     this.why = 'no command: mention';
     let text = built.clean;
-    if (spec.mention !== 'none') {
-      if (spec.mention !== 'reply') return none;
-      text = text.slice(text.indexOf(' ')).replace(/^\s+/, '');
-    }
+    // A reply's leading "@name " of the chatter it answers is skipped; no other mention.
+    const answered = built.answered.find((name) => text.toLowerCase().startsWith(`@${name.toLowerCase()}`) && /^(\s|$)/.test(text.slice(name.length + 1)));
+    if (answered !== undefined) text = text.slice(answered.length + 1).replace(/^\s+/, '');
     this.why = 'no command: no prefix';
-    if (!text.startsWith(PREFIX)) return none;
+    if (!text.toLowerCase().startsWith(PREFIX.toLowerCase())) return none;
     this.why = 'no command: unknown';
     const match = /^(\S+)(\s[\s\S]*)?$/.exec(text.slice(PREFIX.length));
     if (!match) return none;
@@ -392,10 +412,11 @@ afterAll(() => {
   folders.remove();
 });
 
-const kindsArb = fc.array(fc.constantFrom<Kind>('moderator', 'lead_moderator', 'vip', 'subscriber', 'founder', 'mod+sub', 'vip+sub', 'none', 'none', 'none'), { minLength: 3, maxLength: 3 });
+const kindsArb = fc.array(fc.constantFrom<Kind>('moderator', 'lead_moderator', 'vip', 'subscriber', 'founder', 'mod+sub', 'vip+sub', 'gifter', 'none', 'none', 'none'), { minLength: 3, maxLength: 3 });
 const streamerArb = fc.constantFrom<Kind | 'broadcaster'>('broadcaster', 'broadcaster', 'none');
 
-async function runSchedule(defs: CmdDef[], kinds: Kind[], streamerKind: Kind | 'broadcaster', lines: LineSpec[]): Promise<void> {
+async function runSchedule(defs: CmdDef[], kinds: Kind[], streamerKind: Kind | 'broadcaster', prefix: string, lines: LineSpec[]): Promise<void> {
+  PREFIX = prefix;
   // The streamer's account is the broadcaster (room-id = user-id); drawn as 'none', it is another login.
   const chatters: Chatter[] = LOGINS.map((login, index) => ({
     login: index === 0 && streamerKind !== 'broadcaster' ? 'dana' : login,
@@ -403,7 +424,7 @@ async function runSchedule(defs: CmdDef[], kinds: Kind[], streamerKind: Kind | '
     kind: index === 0 ? streamerKind : kinds[index - 1]!,
   }));
   world.__routingProps = { defs, calls: [] };
-  const test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { props: {} } } });
+  const test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { props: {} }, commands: { prefix } } });
   try {
     expect(test.host.plugins[0]).toMatchObject({ state: 'running' });
     const model = new Model(defs);
@@ -450,8 +471,8 @@ afterAll(() => {
 describe('command routing: properties', () => {
   it('runs, refuses, cools down and tells usage as the docs say', { timeout: 20_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(commandsArb, kindsArb, streamerArb, fc.array(lineArb, { minLength: 10, maxLength: 40 }),
-        (defs, kinds, streamerKind, lines) => runSchedule(defs, kinds, streamerKind, lines)),
+      fc.asyncProperty(commandsArb, kindsArb, streamerArb, fc.constantFrom('!', '!', '!', '?', '!!', '~', 'bot:'), fc.array(lineArb, { minLength: 10, maxLength: 40 }),
+        (defs, kinds, streamerKind, prefix, lines) => runSchedule(defs, kinds, streamerKind, prefix, lines)),
       { numRuns: Number(process.env.ROUTING_PROPERTY_RUNS ?? 150), ...(process.env.ROUTING_PROPERTY_SEED ? { seed: Number(process.env.ROUTING_PROPERTY_SEED) } : {}) },
     );
   });

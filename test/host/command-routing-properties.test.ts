@@ -8,17 +8,20 @@
 // with or without the prefix, extra spaces, missing, wrong and extra words, invisible characters
 // anywhere (the ones chat clients add to a repeated line among them), a leading @mention (of the
 // chatter a reply answers, or not), /me lines and lines a Shared Chat session brings from another
-// channel. A model written from the docs checks, line by line:
+// channel, in the account's channel or another one the bot joined. A model written from the docs
+// checks, line by line:
 // - at most one handler runs, the one the name or alias names, with the arguments as documented
 //   (integers as numbers, logins lowercase without @, the rest as typed), and `call.text` is the
 //   line as sent; lines that are no command (no prefix, `! name`, an unknown name, a mention that
 //   is not the reply's, /me, Shared Chat from another channel) run nothing and get no reply;
-// - a chatter below the command's role runs nothing and gets no reply;
+// - a chatter below the command's role runs nothing and gets no reply; in another channel than
+//   the account's everyone is a viewer; answers go to the channel the line came from;
 // - cooldowns: after a use, nobody waits less than the global cooldown and the same chatter no
 //   less than the per-user one; moderators and the broadcaster (or whoever `bypass` names) neither
-//   wait nor start them; a use refused for its arguments starts none; a blocked line gets the
-//   "is cooling down, try again in N s." notice once per window (per chatter for a per-user
-//   window, once in all for a global one), further blocked lines nothing;
+//   wait nor start them; cooldowns count across channels; a use refused for its arguments
+//   starts none; a blocked line, whatever its arguments, gets the "is cooling down, try again in
+//   N s." notice once per window (per chatter for a per-user window, once in all for a global
+//   one; of the later window, the chatter's own on a tie), further blocked lines nothing;
 // - a use whose handler gives its cooldown back starts none, once per chatter and command in
 //   the longer cooldown's length (a second give back in that time is ignored: the use counts);
 // - wrong arguments get "<reason>. Usage: <usage line>" (the usage line as documented), at most
@@ -99,6 +102,7 @@ function kindTags(kind: Kind | 'broadcaster'): Partial<ChatTags> {
 }
 
 interface Chatter { login: string; display: string; kind: Kind | 'broadcaster' }
+const OTHER_ROOM_ID = '777000';
 const LOGINS = ['streamer', 'ann', 'bob_2', 'cleo'];
 const DISPLAY: Record<string, string> = { streamer: 'Streamer', ann: 'Ann', bob_2: 'Bob_2', cleo: 'Cleo' };
 
@@ -143,7 +147,7 @@ const argsArb: fc.Arbitrary<ArgDef[]> = fc.record({
 
 const roleArb = fc.constantFrom<Role>('everyone', 'everyone', 'subscriber', 'vip', 'moderator', 'broadcaster');
 const cooldownArb = fc.record({
-  global: fc.constantFrom(undefined, undefined, 0, 3, 2.5, 30),
+  global: fc.constantFrom(undefined, undefined, 0, 3, 2.5, 10, 30),
   user: fc.constantFrom(undefined, undefined, 10, 60),
   bypass: fc.constantFrom<Role | 'nobody' | undefined>(undefined, undefined, 'nobody', 'subscriber', 'vip', 'moderator', 'broadcaster', 'everyone'),
 }).map((cooldown) => Object.fromEntries(Object.entries(cooldown).filter(([, value]) => value !== undefined)) as CmdDef['cooldown']);
@@ -179,6 +183,8 @@ interface LineSpec {
   kept: { at: number; char: string }[];
   action: boolean;
   shared: 'none' | 'own' | 'other';
+  /** typed in #other, a channel the bot joined besides the account's own */
+  elsewhere: boolean;
   /** the previous line typed again, as a chat client repeats it (with or without its invisible character) */
   again: boolean;
 }
@@ -203,6 +209,7 @@ const lineArb: fc.Arbitrary<LineSpec> = fc.record({
   action: fc.nat({ max: 14 }).map((draw) => draw === 0),
   shared: fc.constantFrom<LineSpec['shared']>(...Array<'none'>(10).fill('none'), 'own', 'own', 'other'),
   again: fc.nat({ max: 3 }).map((draw) => draw === 0),
+  elsewhere: fc.nat({ max: 5 }).map((draw) => draw === 0),
 });
 
 // ---- the model ----
@@ -258,15 +265,19 @@ function buildLine(defs: CmdDef[], chatters: Chatter[], spec: LineSpec): Built {
   for (const { at, char } of spec.invisibles) chars.splice(at % (chars.length + 1), 0, char);
   const text = chars.join('');
   const isReply = spec.mention === 'reply' || spec.mention === 'reply-other';
+  // In #other, a chatter has the badges of the same role there, as if they held it in both channels;
+  // the account's broadcaster is nobody special there.
+  const room = spec.elsewhere ? OTHER_ROOM_ID : ROOM_ID;
   const tags = chatTags(chatter.login, {
-    ...kindTags(chatter.kind),
+    ...(spec.elsewhere && chatter.kind === 'broadcaster' ? { 'user-id': ROOM_ID } : kindTags(chatter.kind)),
+    'room-id': room,
     'display-name': chatter.display,
     ...(isReply ? {
       'reply-parent-display-name': answered.display, 'reply-parent-user-login': answered.login,
       'reply-parent-msg-id': 'b34ccfc7-4977-403a-8a94-33c6bac34fb8', 'reply-parent-msg-body': 'hi', 'reply-parent-user-id': '12345',
     } : {}),
     ...(spec.action ? { 'message-type': 'action' } : {}),
-    ...(spec.shared === 'none' ? {} : { 'source-room-id': spec.shared === 'own' ? ROOM_ID : '99999999' }),
+    ...(spec.shared === 'none' ? {} : { 'source-room-id': spec.shared === 'own' ? room : '99999999' }),
   });
   return { text, clean, tags, isReply, answered: isReply ? [answered.display, answered.login] : [] };
 }
@@ -345,7 +356,8 @@ class Model {
     if (!match) return none;
     const command = allWords(this.defs).find(({ word }) => word === match[1]!.toLowerCase())?.command;
     if (!command) return none;
-    const role = KIND_ROLE[chatter.kind];
+    // Roles are the account's channel's: in another channel everyone is a viewer.
+    const role = spec.elsewhere ? 'everyone' : KIND_ROLE[chatter.kind];
     this.why = 'role too low';
     if (RANK[role] < RANK[command.role]) return none;
     const mention = `@${chatter.display}`;
@@ -424,7 +436,7 @@ async function runSchedule(defs: CmdDef[], kinds: Kind[], streamerKind: Kind | '
     kind: index === 0 ? streamerKind : kinds[index - 1]!,
   }));
   world.__routingProps = { defs, calls: [] };
-  const test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { props: {} }, commands: { prefix } } });
+  const test = await startTestHost({ config: { pluginDirs: [folders.dir], plugins: { props: {} }, commands: { prefix } }, channels: ['streamer', 'other'] });
   try {
     expect(test.host.plugins[0]).toMatchObject({ state: 'running' });
     const model = new Model(defs);
@@ -440,11 +452,14 @@ async function runSchedule(defs: CmdDef[], kinds: Kind[], streamerKind: Kind | '
       const expected = model.line(built, spec, chatter, String(built.tags['user-id']), test.clock.now());
       const sentBefore = test.chat.sent.length;
       const callsBefore = world.__routingProps.calls.length;
-      test.chat.message('#streamer', built.text, built.tags);
+      const channel = spec.elsewhere ? 'other' : 'streamer';
+      test.chat.message(`#${channel}`, built.text, built.tags);
       for (let i = 0; i < 3; i++) await settle();
-      const where = `line ${index} ${JSON.stringify(built.text)} from ${chatter.login} (${chatter.kind})`;
+      const where = `line ${index} ${JSON.stringify(built.text)} from ${chatter.login} (${chatter.kind}) in #${spec.elsewhere ? 'other' : 'streamer'}`;
       const calls = world.__routingProps.calls.slice(callsBefore);
-      const replies = test.chat.sent.slice(sentBefore).map((line) => line.text);
+      const sent = test.chat.sent.slice(sentBefore);
+      expect(sent.filter((line) => line.channel !== channel), `${where}: answered in another channel`).toEqual([]);
+      const replies = sent.map((line) => line.text);
       expect({ where, calls: calls.map(({ command, args }) => ({ command, args })) })
         .toEqual({ where, calls: expected.call === null ? [] : [expected.call] });
       if (expected.call !== null && !built.isReply) expect(calls[0]!.text, where).toBe(built.text);

@@ -23,6 +23,8 @@ export interface TestHostOptions {
   slowPluginCallMs?: number;
   stallWarningMs?: number;
   clock?: ManualClock;
+  /** The chat's channels; default: #streamer only. */
+  channels?: string[];
 }
 
 export interface TestHost {
@@ -36,7 +38,7 @@ export interface TestHost {
 
 export async function startTestHost(options: TestHostOptions = {}): Promise<TestHost> {
   const config = parseConfig({ channel: { login: 'streamer' }, plugins: {}, ...options.config });
-  const chat = createMemoryChatTransport({ channels: ['streamer'], limits: options.limits ?? null });
+  const chat = createMemoryChatTransport({ channels: options.channels ?? ['streamer'], limits: options.limits ?? null });
   const clock = options.clock ?? new ManualClock();
   const { logger, entries } = captureLogs();
   const host = await createHost({

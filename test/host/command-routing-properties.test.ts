@@ -104,7 +104,7 @@ function kindTags(kind: Kind | 'broadcaster'): Partial<ChatTags> {
 interface Chatter { login: string; display: string; kind: Kind | 'broadcaster' }
 const OTHER_ROOM_ID = '777000';
 const LOGINS = ['streamer', 'ann', 'bob_2', 'cleo'];
-const DISPLAY: Record<string, string> = { streamer: 'Streamer', ann: 'Ann', bob_2: 'Bob_2', cleo: 'Cleo' };
+const DISPLAY: Record<string, string> = { streamer: 'Streamer', ann: 'Ann', bob_2: 'Bob_2', cleo: 'クレオ' };
 
 // ---- what a run draws ----
 
@@ -360,7 +360,8 @@ class Model {
     const role = spec.elsewhere ? 'everyone' : KIND_ROLE[chatter.kind];
     this.why = 'role too low';
     if (RANK[role] < RANK[command.role]) return none;
-    const mention = `@${chatter.display}`;
+    // By display name, or by login where the display name is a localized one.
+    const mention = `@${chatter.display.toLowerCase() === chatter.login ? chatter.display : chatter.login}`;
     const bypass = command.cooldown.bypass ?? 'moderator';
     const bypasses = bypass !== 'nobody' && RANK[role] >= RANK[bypass];
     this.why = bypasses && (command.cooldown.global || command.cooldown.user) ? 'ran, bypassing' : 'ran';

@@ -7,6 +7,7 @@
 // It also does what only the bundled service can (no spec endpoint): signing chatters in, and the
 // skins a viewer may pick and their pick, straight on the service's viewer operations.
 import { mapError } from '../service/http/error-handler.ts';
+import { MESSAGES } from '../service/http/error-response.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../service/http/options.ts';
 import { normalizeTwitchUserId } from '../service/operations/account-admin.ts';
 import type { SkinSummary } from '../service/operations/skin-admin.ts';
@@ -20,7 +21,7 @@ import type {
   ViewerById,
 } from './overlay-style-client.ts';
 import { OverlayStyleError } from './overlay-style-error.ts';
-import { checkIdentifier, checkIdParam, encodeJsonBody } from './request-checks.ts';
+import { checkIdentifier, checkIdParam, encodeJsonBody, MAX_PATH_PARAM_LENGTH } from './request-checks.ts';
 import {
   skinUpdateResultShape, skinViewShape, templateSettingsViewShape, templateUpdateResultShape, unlockDataShape,
   viewerSkinRefShape,
@@ -141,7 +142,9 @@ export function createInProcessClient(operations: BundledOperations, accountId: 
     }),
 
     listViewerSkins: (identifier: string) => call(async () => {
-      const skins = await operations.listViewerSkins(accountId, checkIdentifier(identifier));
+      // The API's router matches no route for a longer path segment: its routing 404, not the viewer lookup's.
+      if (checkIdentifier(identifier).length > MAX_PATH_PARAM_LENGTH) throw new ServiceError(404, MESSAGES.notFound);
+      const skins = await operations.listViewerSkins(accountId, identifier);
       return project(viewerSkinRefShape.array(), skins, 'listViewerSkins');
     }),
 

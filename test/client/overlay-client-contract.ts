@@ -325,6 +325,14 @@ export function describeOverlayClientContract(name: string, makeWorld: () => Pro
         }
       });
 
+      it('answers an identifier over 100 characters with the API\'s routing 404, one of 100 like any unknown name', async () => {
+        // The router matches no route for a longer path segment (docs/api.md).
+        const long = await refusal(client.listViewerSkins('x'.repeat(101)));
+        expect(long).toMatchObject({ status: 404, message: 'Not Found.', kind: 'service' });
+        const unknown = await refusal(client.listViewerSkins('no_such_viewer'));
+        expect(await refusal(client.listViewerSkins('x'.repeat(100)))).toMatchObject({ status: 404, message: unknown.message });
+      });
+
       it('answers 422 on identifier for an empty one', async () => {
         const error = await refusal(client.listViewerSkins(''));
         expect(error.status).toBe(422);

@@ -8,6 +8,7 @@
 // skins a viewer may pick and their pick, straight on the service's viewer operations.
 import { mapError } from '../service/http/error-handler.ts';
 import { MESSAGES } from '../service/http/error-response.ts';
+import { parseJsonBody } from '../service/http/json-body.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../service/http/options.ts';
 import { normalizeTwitchUserId } from '../service/operations/account-admin.ts';
 import type { SkinSummary } from '../service/operations/skin-admin.ts';
@@ -43,9 +44,12 @@ function viewerIdOf(viewer: unknown): string {
   return normalizeTwitchUserId((viewer as { twitchUserId?: unknown }).twitchUserId);
 }
 
-/** The body exactly as the HTTP API would receive it: encoded, size-checked, decoded afresh. */
+/**
+ * The body exactly as the HTTP API would receive it: encoded, size-checked, and decoded afresh by
+ * the API's own body parser (which refuses `__proto__` and `constructor.prototype` keys, 422 on body).
+ */
 function asWireBody(body: object): unknown {
-  return JSON.parse(encodeJsonBody(body));
+  return parseJsonBody(encodeJsonBody(body));
 }
 
 /**

@@ -138,6 +138,15 @@ export function describeOverlayClientContract(name: string, makeWorld: () => Pro
         expect((await client.getTemplate()).settings_values['bubble.width']).toBe(300);
       });
 
+      it('refuses a __proto__ or constructor.prototype key as the API\'s body parser does (422 on body), changing nothing', async () => {
+        const poisoned = 'The request body must not contain "__proto__" or "constructor.prototype" keys.';
+        const proto = await refusal(client.updateTemplate({ scope: 'independent', values: JSON.parse('{"__proto__":{"bubble.width":1}}') }));
+        expect(proto).toMatchObject({ status: 422, message: poisoned, errors: { body: [poisoned] } });
+        const ctor = await refusal(client.updateSkin(world.ownSkin.id, { constructor: { prototype: {} } } as never));
+        expect(ctor).toMatchObject({ status: 422, message: poisoned, errors: { body: [poisoned] } });
+        expect((await client.getTemplate()).settings_values['bubble.width']).toBe(400);
+      });
+
       it('writes an override on a synced overlay, and the source through scope source', async () => {
         const override = await client.updateTemplate({
           scope: 'override', values: { 'avatar.size': 80 }, preset_id: world.syncedPresetId,

@@ -42,7 +42,7 @@ export async function withService<T>(
       + `chatskin start makes it, with the account of channel.login ("${config.channel.login}" here), when it first runs. `
       + 'Run this command in the folder chatskin start runs in, with the same config.');
   }
-  const opened = await openService(config);
+  const opened = await openService(config, { adminCommand: true });
   try {
     return await fn(opened.service, config);
   } catch (error) {

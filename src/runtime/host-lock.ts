@@ -1,6 +1,7 @@
 // One `chatskin start` per store. Two hosts on one database would both answer the channel's chat
 // and redemptions, and a write through one would never reach the overlays the other serves. The
-// admin commands (seed, keys, ...) still share the database with the running host.
+// admin commands (seed, keys, ...) still share the database with the running host, unless they
+// would migrate its schema under it (isStoreHostRunning, open-service.ts).
 //
 // The lock is an OS file lock, held by a small SQLite file beside the store (`<store>.lock`) in
 // exclusive locking mode: SQLite takes the lock on the first write and keeps it until the
@@ -9,7 +10,7 @@
 // another process waits on it would let a third one in). It sits beside the database's real path,
 // symbolic links resolved, so that two spellings of one file (a linked folder, a link to the file)
 // meet at one lock; hard links are not told apart.
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { isFileless, makeStoreFolder, storeOpenError, StoreOpenError } from '../service/store/store-open-error.ts';
@@ -46,6 +47,31 @@ export function lockStoreForHost(storePath: string): HostLock {
     throw lockFileError(storePath, file, error);
   }
   return { release: () => db.close() };
+}
+
+/**
+ * Whether a `chatskin start` holds the store's host lock now, found without taking it or making
+ * the lock file: the holder keeps an exclusive lock on it, so even a read is refused at once.
+ * Another failure (an unreadable lock file) says nothing either way: false.
+ */
+export function isStoreHostRunning(storePath: string): boolean {
+  if (isFileless(storePath)) return false;
+  const file = `${realStorePath(storePath)}.lock`;
+  if (!existsSync(file)) return false;
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { readOnly: true, timeout: 0 });
+  } catch {
+    return false;
+  }
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    return false;
+  } catch (error) {
+    return /locked|busy/i.test(errorText(error));
+  } finally {
+    db.close();
+  }
 }
 
 /** The database's path with symbolic links resolved; for one not made yet, its folder's. */

@@ -1,13 +1,16 @@
 // One `chatskin start` per store: a second host on the same database is refused, naming the file,
 // while the admin commands still share it; the lock goes with the process however it ends.
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.ts';
 import type { Config } from '../../src/config/index.ts';
+import { lockStoreForHost } from '../../src/runtime/host-lock.ts';
 import { openService } from '../../src/runtime/open-service.ts';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate } from '../../src/service/store/migrations.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import { StoreOpenError } from '../../src/service/store/store-open-error.ts';
@@ -83,5 +86,88 @@ describe('one host per store', () => {
     expect(existsSync(join(dir, 'db.sqlite.lock'))).toBe(true);
     child = await startHost(config, { cwd: dir });
     expect((await fetch(`${child.baseUrl}/healthz`)).status).toBe(200);
+  });
+});
+
+// A newer chatskin's admin command on the database of an older running host would migrate the
+// schema under it (the host read it once, at start): refused, in one line, with nothing changed.
+describe('an admin command needing a schema upgrade while a host runs', () => {
+  const OLDER = LATEST_SCHEMA_VERSION - 1;
+
+  /** A database an older chatskin made (schema version OLDER), with alice's account, and its config file. */
+  function olderDatabase(): { dir: string; store: string; config: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'chatskin-lock-'));
+    const store = join(dir, 'db.sqlite');
+    const db = new DatabaseSync(store);
+    db.exec('PRAGMA journal_mode = WAL');
+    migrate(db, store, MIGRATIONS.filter((migration) => migration.version <= OLDER));
+    db.exec("INSERT INTO accounts (login, premium) VALUES ('alice', 0)");
+    db.close();
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, [
+      'http: { host: 127.0.0.1, port: 0 }', `store: { path: ${JSON.stringify(store)} }`,
+      'channel: { login: alice }', 'log: { level: warn }',
+    ].join('\n'));
+    return { dir, store, config };
+  }
+
+  const schemaVersion = (store: string): number => {
+    const db = new DatabaseSync(store, { readOnly: true });
+    try {
+      return db.prepare('SELECT max(version) AS version FROM schema_migrations').get()!.version as number;
+    } finally {
+      db.close();
+    }
+  };
+  const premium = (store: string): number => {
+    const db = new DatabaseSync(store, { readOnly: true });
+    try {
+      return db.prepare("SELECT premium FROM accounts WHERE login = 'alice'").get()!.premium as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('refuses while another process holds the host lock, changing nothing; migrates and works once it is released', async () => {
+    const { dir, store, config } = olderDatabase();
+    // Held as a running host holds it (the same code, from this process: the command is another process).
+    const lock = lockStoreForHost(store);
+    const bytes = readFileSync(store);
+    const refused = await runCli(['premium', 'alice', 'on', '--config', config], { cwd: dir, killAfterMs: 20_000 });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringContaining(
+      `The database ${store} is in use by a running \`chatskin start\`, and this chatskin would upgrade its schema (version ${OLDER} to ${LATEST_SCHEMA_VERSION}) under it: `
+      + 'stop that host first, or run this command with the same chatskin version as the host.',
+    )]);
+    expect(readFileSync(store).equals(bytes)).toBe(true);
+    expect(schemaVersion(store)).toBe(OLDER);
+    expect(premium(store)).toBe(0);
+    // In process, too: a StoreOpenError, and `chatskin start`'s own open (no adminCommand) is not refused.
+    await expect(openService(configOn(store), { adminCommand: true })).rejects.toThrow(StoreOpenError);
+    expect(schemaVersion(store)).toBe(OLDER);
+
+    lock.release();
+    const done = await runCli(['premium', 'alice', 'on', '--config', config], { cwd: dir, killAfterMs: 20_000 });
+    expect(done.stderr).toBe('');
+    expect(done.code).toBe(0);
+    expect(schemaVersion(store)).toBe(LATEST_SCHEMA_VERSION);
+    expect(premium(store)).toBe(1);
+  });
+
+  it('with no host running, migrates and works as before; with the schema current, a running host does not stop it', async () => {
+    const { store } = olderDatabase();
+    const admin = await openService(configOn(store), { adminCommand: true });
+    expect(schemaVersion(store)).toBe(LATEST_SCHEMA_VERSION);
+    await admin.close();
+
+    const lock = lockStoreForHost(store);
+    try {
+      const shared = await openService(configOn(store), { adminCommand: true });
+      expect((await shared.service.listOverlays((await shared.store.findAccountByLogin('alice'))!.id))).toEqual([]);
+      await shared.close();
+    } finally {
+      lock.release();
+    }
   });
 });

@@ -216,9 +216,13 @@ export class SchemaTooNewError extends StoreOpenError {
 /**
  * Brings the schema up to date: each pending migration in its own transaction, recorded in
  * `schema_migrations`. Re-running is a no-op; several processes starting at once are safe
- * because the version is re-read under the write lock.
+ * because the version is re-read under the write lock. `beforeUpgrade` runs only when some
+ * migration is pending, before the first is applied; what it throws leaves the database as it was.
  */
-export function migrate(db: DatabaseSync, location: string, migrations: readonly Migration[] = MIGRATIONS): { applied: number[] } {
+export function migrate(
+  db: DatabaseSync, location: string, migrations: readonly Migration[] = MIGRATIONS,
+  { beforeUpgrade }: { beforeUpgrade?: (found: number, latest: number) => void } = {},
+): { applied: number[] } {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
@@ -231,6 +235,8 @@ export function migrate(db: DatabaseSync, location: string, migrations: readonly
   };
   const found = currentVersion();
   if (found > supported) throw new SchemaTooNewError(location, found, supported);
+  // May refuse (throw) before anything is applied: an admin command under a running older host.
+  if (found < supported) beforeUpgrade?.(found, supported);
 
   const applied: number[] = [];
   for (const migration of migrations) {

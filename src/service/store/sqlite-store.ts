@@ -33,6 +33,11 @@ export interface SqliteStoreOptions {
   synchronous?: SynchronousLevel;
   /** How long a statement waits for another process's lock before failing. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * Called when the schema has migrations pending, before any is applied; what it throws fails
+   * the open with the database unchanged. The admin commands refuse there while a host runs.
+   */
+  beforeUpgrade?: (found: number, latest: number) => void;
 }
 
 export interface SqliteConnectionSettings {
@@ -107,7 +112,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // It holds one batch's changes at most, and a crash loses nothing by it (the transaction
     // it could undo was never committed).
     db.exec('PRAGMA temp_store = MEMORY');
-    migrate(db, location);
+    migrate(db, location, undefined, { beforeUpgrade: options.beforeUpgrade });
   } catch (error) {
     db.close();
     throw storeOpenError(location, error, busyTimeoutMs);

@@ -34,6 +34,11 @@ export interface SqliteStoreOptions {
   /** How long a statement waits for another process's lock before failing. Default 5000 ms. */
   busyTimeoutMs?: number;
   /**
+   * PRAGMA journal_size_limit: the size the WAL file is cut back to once it is reset after a
+   * complete checkpoint. Default 32 MiB (JOURNAL_SIZE_LIMIT_BYTES).
+   */
+  journalSizeLimitBytes?: number;
+  /**
    * Called when the schema has migrations pending, before any is applied; what it throws fails
    * the open with the database unchanged. The admin commands refuse there while a host runs.
    */
@@ -45,11 +50,21 @@ export interface SqliteConnectionSettings {
   synchronous: SynchronousLevel;
   foreignKeys: boolean;
   busyTimeoutMs: number;
+  /** PRAGMA journal_size_limit: what the WAL file is cut back to after a checkpoint (see JOURNAL_SIZE_LIMIT_BYTES). */
+  journalSizeLimitBytes: number;
   /** Where SQLite keeps its temporary files' contents: 'memory' (see openSqliteStore). */
   tempStore: 'default' | 'file' | 'memory';
 }
 
 const TEMP_STORES = ['default', 'file', 'memory'] as const;
+
+/**
+ * Without a limit SQLite reuses the WAL file from its start after a checkpoint but never shrinks
+ * it: one large transaction (a big seed) left a WAL of its size on disk until the host stopped.
+ * 32 MiB stays well above what the auto-checkpoint lets the WAL reach in normal use (1000 pages,
+ * about 4 MB), so everyday writes never pay for truncating and growing the file again.
+ */
+export const JOURNAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
 
 export interface SqliteStore extends Store {
   /** The database file path (or `:memory:`). */
@@ -91,6 +106,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new TypeError(`SQLite busyTimeoutMs must be a non-negative integer, got ${String(busyTimeoutMs)}`);
   }
+  const journalSizeLimitBytes = options.journalSizeLimitBytes ?? JOURNAL_SIZE_LIMIT_BYTES;
+  if (!Number.isSafeInteger(journalSizeLimitBytes) || journalSizeLimitBytes < 0) {
+    throw new TypeError(`SQLite journalSizeLimitBytes must be a non-negative integer, got ${String(journalSizeLimitBytes)}`);
+  }
   const location = options.path;
   let db: DatabaseSync;
   try {
@@ -107,6 +126,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     db.exec(`PRAGMA synchronous = ${synchronous}`);
     db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     db.exec('PRAGMA foreign_keys = ON');
+    // See JOURNAL_SIZE_LIMIT_BYTES: the WAL is cut back to this after a large transaction.
+    db.exec(`PRAGMA journal_size_limit = ${journalSizeLimitBytes}`);
     // Every write runs in a savepoint (group commit), whose undo journal SQLite otherwise spills
     // to a temporary file: that doubled the cost of an INSERT (bench:chat's viewer registration).
     // It holds one batch's changes at most, and a crash loses nothing by it (the transaction
@@ -324,6 +345,7 @@ function createStore(db: DatabaseSync, location: string, busyTimeoutMs: number, 
         synchronous: SYNCHRONOUS_LEVELS[Number(pragma('synchronous'))]!,
         foreignKeys: pragma('foreign_keys') === 1,
         busyTimeoutMs: Number(pragma('busy_timeout')),
+        journalSizeLimitBytes: Number(pragma('journal_size_limit')),
         tempStore: TEMP_STORES[Number(pragma('temp_store'))]!,
       };
     },

@@ -1,10 +1,10 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, migrate } from '../../../src/service/store/migrations.ts';
 import { StoreOpenError } from '../../../src/service/store/store-open-error.ts';
-import { openSqliteStore } from '../../../src/service/store/sqlite-store.ts';
+import { JOURNAL_SIZE_LIMIT_BYTES, openSqliteStore } from '../../../src/service/store/sqlite-store.ts';
 import { tempDir } from '../core/service-harness.ts';
 
 const dirs: string[] = [];
@@ -133,9 +133,12 @@ describe('migrations', () => {
 });
 
 describe('connection settings', () => {
-  it('uses WAL, synchronous FULL by default, foreign keys, a 5 s busy timeout and temporary files in memory', async () => {
+  it('uses WAL, synchronous FULL by default, foreign keys, a 5 s busy timeout, a 32 MiB WAL size limit and temporary files in memory', async () => {
     const store = openSqliteStore({ path: dbFile() });
-    expect(store.connectionSettings()).toEqual({ journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000, tempStore: 'memory' });
+    expect(store.connectionSettings()).toEqual({
+      journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000, journalSizeLimitBytes: 32 * 1024 * 1024, tempStore: 'memory',
+    });
+    expect(JOURNAL_SIZE_LIMIT_BYTES).toBe(32 * 1024 * 1024);
     await store.close();
   });
 
@@ -148,5 +151,33 @@ describe('connection settings', () => {
   it('refuses settings it does not know', () => {
     expect(() => openSqliteStore({ path: dbFile(), synchronous: 'SOMETIMES' as never })).toThrow(/synchronous must be one of OFF, NORMAL, FULL, EXTRA/);
     expect(() => openSqliteStore({ path: dbFile(), busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs must be a non-negative integer/);
+    expect(() => openSqliteStore({ path: dbFile(), journalSizeLimitBytes: 1.5 })).toThrow(/journalSizeLimitBytes must be a non-negative integer/);
+  });
+
+  // Without journal_size_limit the WAL kept the size of the largest transaction (a big seed) until
+  // the host stopped. With it, once the store's auto-checkpoint has copied that transaction into the
+  // database, the next write cuts the file back to the limit. (A small limit keeps the data small:
+  // the transaction still has to pass the ~4 MB auto-checkpoint threshold.)
+  it('cuts the WAL back to its size limit after a large transaction and the checkpoint after it', async () => {
+    const file = dbFile();
+    const limit = 64 * 1024;
+    const store = openSqliteStore({ path: file, journalSizeLimitBytes: limit });
+    expect(store.connectionSettings().journalSizeLimitBytes).toBe(limit);
+    const pad = 'x'.repeat(200);
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 30_000; i += 1) {
+        await tx.insertViewer({ twitchUserId: String(i + 1), twitchUsername: `v${i}`, displayName: `${pad}${i}` });
+      }
+    });
+    const wal = `${file}-wal`;
+    const afterLarge = statSync(wal).size;
+    expect(afterLarge).toBeGreaterThan(4 * 1024 * 1024);
+    // The next write starts the WAL over (its frames were all checkpointed) and trims the file.
+    await store.transaction(async (tx) => {
+      await tx.insertAccount({ login: 'alice', premium: false, twitchUserId: null });
+    });
+    expect(statSync(wal).size).toBeLessThanOrEqual(limit);
+    expect((await store.findAccountByLogin('alice'))?.login).toBe('alice');
+    await store.close();
   });
 });

@@ -9,7 +9,7 @@
 import { mapError } from '../service/http/error-handler.ts';
 import { MESSAGES } from '../service/http/error-response.ts';
 import { parseJsonBody } from '../service/http/json-body.ts';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../service/http/options.ts';
+import { DEFAULT_BODY_LIMIT_BYTES, MAX_PATH_PARAM_LENGTH } from '../service/http/options.ts';
 import { normalizeTwitchUserId } from '../service/operations/account-admin.ts';
 import type { SkinSummary } from '../service/operations/skin-admin.ts';
 import { SKIN_NOT_FOUND } from '../service/operations/skin-operations.ts';
@@ -22,7 +22,7 @@ import type {
   ViewerById,
 } from './overlay-style-client.ts';
 import { OverlayStyleError } from './overlay-style-error.ts';
-import { checkIdentifier, checkIdParam, encodeJsonBody, MAX_PATH_PARAM_LENGTH } from './request-checks.ts';
+import { checkIdentifier, checkIdParam, encodeJsonBody } from './request-checks.ts';
 import {
   skinUpdateResultShape, skinViewShape, templateSettingsViewShape, templateUpdateResultShape, unlockDataShape,
   viewerSkinRefShape,

@@ -22,13 +22,6 @@ export function checkIdentifier(identifier: unknown): string {
 }
 
 /**
- * The longest path parameter the API's router matches (Fastify's default `maxParamLength`, which
- * the bundled server keeps), in UTF-16 code units of the decoded segment: a longer one matches no
- * route, so the API answers its routing 404 (docs/api.md, GET /viewers/{identifier}/skins).
- */
-export const MAX_PATH_PARAM_LENGTH = 100;
-
-/**
  * One path segment, percent-encoded. Dots are encoded too: a raw `.` or `..` segment would be
  * collapsed by URL parsing (or a proxy) into another route, and the server decodes `%2E` back.
  * A lone surrogate (a JavaScript string that is not well-formed UTF-16) has no UTF-8 form, and

@@ -16,7 +16,7 @@ import { createErrorResponder, MESSAGES } from './error-response.ts';
 import { FixedWindowLimiter } from './fixed-window-limiter.ts';
 import { registerJsonBodyParsers } from './json-body.ts';
 import type { ApiAppOptions, ApiOptions, ResolvedApiOptions } from './options.ts';
-import { DEFAULT_PREFIX, resolveApiOptions } from './options.ts';
+import { DEFAULT_PREFIX, MAX_PATH_PARAM_LENGTH, resolveApiOptions } from './options.ts';
 import { createPremiumHook } from './premium.ts';
 import { createRateLimitHook } from './rate-limit.ts';
 import { registerHealthz } from './routes/healthz.ts';
@@ -115,6 +115,7 @@ export function apiServerOptions(
     // Node checks those deadlines every connectionsCheckingInterval (30 s by default, which let a
     // trickled request live past 70 s), and headers must be in before the whole request is.
     http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, Math.ceil(requestTimeoutMs / 4)) },
+    maxParamLength: MAX_PATH_PARAM_LENGTH,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     frameworkErrors: createFrameworkErrorHandler(options.redirectErrors ?? true, options.prefix ?? DEFAULT_PREFIX),

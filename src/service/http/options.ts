@@ -77,6 +77,13 @@ export const DEFAULT_PER_MINUTE = 30;
 export const DEFAULT_FAILED_AUTH_PER_MINUTE = 30;
 export const DEFAULT_BODY_LIMIT_BYTES = 65_536;
 
+/**
+ * The longest path parameter the API's router matches (its `maxParamLength`), in UTF-16 code
+ * units of the decoded segment: a longer one matches no route, so the API answers its routing 404
+ * (docs/api.md, GET /viewers/{identifier}/skins). The in-process client answers the same.
+ */
+export const MAX_PATH_PARAM_LENGTH = 100;
+
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {

@@ -9,7 +9,7 @@ import type { ErrorResponder } from './error-response.ts';
 import { MESSAGES } from './error-response.ts';
 import type { FixedWindowLimiter } from './fixed-window-limiter.ts';
 import type { Authenticate, Clock } from './options.ts';
-import { sendTooManyAttempts, setRateLimitHeaders } from './rate-limit.ts';
+import { retryAfterSeconds, sendTooManyAttempts, setRateLimitHeaders } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -95,7 +95,7 @@ export function createAuthenticationHook(options: {
       const used = failedAuthLimiter.hit(address);
       // Once per window: the failure that used up the address's budget (the 429s after it are not logged).
       if (used.allowed && used.remaining === 0) {
-        const seconds = Math.max(1, Math.ceil((used.resetAt - now()) / 1000));
+        const seconds = retryAfterSeconds(used, now);
         request.log.warn({ address, limit: used.limit, retryAfterSeconds: seconds },
           `API failed authentication ${used.limit} times from ${address} in this 60 s window; its API requests are answered 429 for ${seconds} s. `
           + 'A tool there uses a wrong or revoked key (give it a key from chatskin keys create), or someone is guessing keys; '

@@ -14,12 +14,16 @@ export function setRateLimitHeaders(reply: FastifyReply, state: LimiterState): v
   reply.header('X-RateLimit-Remaining', state.remaining);
 }
 
+/** Whole seconds until the window of `state` ends (at least 1): the Retry-After of its 429s. */
+export function retryAfterSeconds(state: LimiterState, now: Clock): number {
+  return Math.max(1, Math.ceil((state.resetAt - now()) / 1000));
+}
+
 /** Answers 429 for a refused hit, with the retry headers. */
 export function sendTooManyAttempts(
   request: FastifyRequest, reply: FastifyReply, responder: ErrorResponder, state: LimiterState, now: Clock,
 ): FastifyReply {
-  const retryAfter = Math.max(1, Math.ceil((state.resetAt - now()) / 1000));
-  reply.header('Retry-After', retryAfter);
+  reply.header('Retry-After', retryAfterSeconds(state, now));
   reply.header('X-RateLimit-Reset', Math.ceil(state.resetAt / 1000));
   return responder.send(request, reply, 429, { message: MESSAGES.tooManyAttempts });
 }
@@ -37,7 +41,7 @@ export function createRateLimitHook(
       // Once per window, not per refusal: a tool that keeps calling would flood the log.
       if (state.firstRefusal === true) {
         const login = request.account?.login ?? '?';
-        const seconds = Math.max(1, Math.ceil((state.resetAt - now()) / 1000));
+        const seconds = retryAfterSeconds(state, now);
         request.log.warn({ account: login, keyId: Number(key), limit: state.limit, retryAfterSeconds: seconds },
           `API rate limit: the key of ${login} used up its ${state.limit} requests of this 60 s window; its requests are answered 429 for ${seconds} s. `
           + 'A tool of that account calls too often: slow it down, or raise api.rateLimit.perMinute');

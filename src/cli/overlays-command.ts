@@ -5,6 +5,7 @@
 import type { CliOptions } from '../main.ts';
 import type { Config } from '../config/index.ts';
 import { configuredPublicBaseUrl, overlayUrl } from '../runtime/public-url.ts';
+import { ServiceError } from '../service/types.ts';
 import { configFileInUse, whereAccountsComeFrom, withService, requireArgs } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
 import { printAnswer } from './print.ts';
@@ -40,11 +41,16 @@ async function newUrl(args: string[], options: CliOptions): Promise<void> {
     config = loaded;
     const account = await service.findAccount(login!);
     if (!account) throw new CliError(`No account with the login "${login}". ${whereAccountsComeFrom(loaded)}`);
-    if (!(await service.listOverlays(account.id)).some((o) => o.id === overlayId)) {
-      throw new CliError(`${login} has no overlay ${overlayId}: \`chatskin overlays list ${login}\` shows the ids.`);
+    try {
+      const overlay = await service.renewOverlayToken(account.id, overlayId);
+      return overlayUrl(configuredPublicBaseUrl(loaded) ?? '', overlay.token);
+    } catch (error) {
+      // The service's own check: the overlay is not one of the account's.
+      if (error instanceof ServiceError && error.status === 404) {
+        throw new CliError(`${login} has no overlay ${overlayId}: \`chatskin overlays list ${login}\` shows the ids.`);
+      }
+      throw error;
     }
-    const overlay = await service.renewOverlayToken(account.id, overlayId);
-    return overlayUrl(configuredPublicBaseUrl(loaded) ?? '', overlay.token);
   });
   await printAnswer(`${url}\n`, `overlay ${overlayId} of ${login} has a new browser-source URL; the old one no longer works`);
   process.stderr.write(`chatskin: the old URL of overlay ${overlayId} no longer works: a running host closes the pages open on it within`

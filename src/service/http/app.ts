@@ -115,7 +115,7 @@ export function apiServerOptions(
     // Node checks those deadlines every connectionsCheckingInterval (30 s by default, which let a
     // trickled request live past 70 s), and headers must be in before the whole request is.
     http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, Math.ceil(requestTimeoutMs / 4)) },
-    maxParamLength: MAX_PATH_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     frameworkErrors: createFrameworkErrorHandler(options.redirectErrors ?? true, options.prefix ?? DEFAULT_PREFIX),

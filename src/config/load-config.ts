@@ -2,7 +2,7 @@
 // Every problem becomes one line of a ConfigError naming the file, the path, the line and what
 // the key allows; nothing half-valid is ever returned.
 import { resolve } from 'node:path';
-import { isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { Document } from 'yaml';
 import { configSchema } from './config-schema.ts';
 import type { Config } from './config-schema.ts';
@@ -30,7 +30,9 @@ export function readConfigSource(path: string): ConfigSource {
 
   const lineCounter = new LineCounter();
   // logLevel 'error': the YAML library would print its warnings on stderr, beside the one message.
-  const document = parseDocument(source, { lineCounter, logLevel: 'error' });
+  // merge: the `<<: *base` merge key most YAML users know (Docker Compose, CI files), though YAML
+  // 1.2 dropped it from the core schema; themes that share most of their values use it.
+  const document = parseDocument(source, { lineCounter, logLevel: 'error', merge: true });
   if (document.errors.length > 0) {
     const sourceLines = source.split(/\r?\n/);
     // The first syntax error only: the parser reads on past it as best it can, and what it reports
@@ -60,6 +62,11 @@ function toPlainValue(document: Document, lineCounter: LineCounter, file: string
   try {
     return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
+    if (error instanceof Error && error.message.startsWith('Merge sources must be')) {
+      const found = badMergeKey(document, lineCounter);
+      const path = found && found.path.length > 0 ? formatConfigPath(found.path) : '(top level)';
+      throw new ConfigError(file, [withLine({ path, message: 'its merge key (<<) must be given a mapping, an alias of one (<<: *name) or a list of those' }, found?.line)]);
+    }
     if (!(error instanceof ReferenceError)) throw error;
     const unresolved = /^Unresolved alias.*: (.*)$/.exec(error.message)?.[1];
     if (unresolved === undefined) {
@@ -73,6 +80,33 @@ function toPlainValue(document: Document, lineCounter: LineCounter, file: string
     } });
     throw new ConfigError(file, [withLine({ path: '(yaml)', message: `the alias *${unresolved} has no anchor &${unresolved} before it` }, line)], 'Bad YAML');
   }
+}
+
+/** Where the first merge key (<<) whose value is not a mapping or an alias of one is. */
+function badMergeKey(document: Document, lineCounter: LineCounter): { path: PropertyKey[]; line?: number } | undefined {
+  const isMergeSource = (node: unknown) => isMap(node) || (isAlias(node) && isMap(node.resolve(document)));
+  const walk = (node: unknown, path: PropertyKey[]): { path: PropertyKey[]; line?: number } | undefined => {
+    if (isSeq(node)) {
+      for (const [index, item] of node.items.entries()) {
+        const found = walk(item, [...path, index]);
+        if (found) return found;
+      }
+    }
+    if (!isMap(node)) return undefined;
+    for (const pair of node.items) {
+      if (!isScalar(pair.key)) continue;
+      // With `merge: true` the YAML library reads a `<<` key as a symbol.
+      if (typeof pair.key.value === 'symbol') {
+        const sources = isSeq(pair.value) ? pair.value.items : [pair.value];
+        if (!sources.every(isMergeSource)) return withLine({ path }, pair.key.range ? lineCounter.linePos(pair.key.range[0]).line : undefined);
+        continue;
+      }
+      const found = walk(pair.value, [...path, String(pair.key.value)]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(document.contents, []);
 }
 
 /** Alias expansions allowed: a config reuses a value a few times, never exponentially. */
@@ -150,7 +184,7 @@ function parseWithIssues(
     withLine({ path: formatConfigPath(issue.path), message: issue.message }, lineAt(issue.path, unknownKeys.get(index)))));
 }
 
-function withLine(issue: ConfigIssue, line: number | undefined): ConfigIssue {
+function withLine<Issue extends object>(issue: Issue, line: number | undefined): Issue & { line?: number } {
   return line === undefined ? issue : { ...issue, line };
 }
 

@@ -295,7 +295,7 @@ function strangerKey(known: readonly string[]): fc.Arbitrary<string> {
       if (how === 'double') return key.slice(0, i) + key[i] + key.slice(i);
       return key.toUpperCase();
     });
-  return fc.oneof(typo, fc.constantFrom('hots', 'enable', 'extra', '__proto__', 'constructor', 'x.y', 'a b', '<<', '0'))
+  return fc.oneof(typo, fc.constantFrom('hots', 'enable', 'extra', '__proto__', 'constructor', 'x.y', 'a b', '<<<', '0'))
     .filter((key) => !known.includes(key) && key !== '');
 }
 

@@ -380,6 +380,33 @@ describe('loadConfig: a hostile or wrong file is one ConfigError, never a crash'
     expect(error.issues).toEqual([{ path: '(yaml)', message: 'its aliases (*name) expand to too many values (more than 100); write the values out instead' }]);
   });
 
+  it('merge keys (<<: *base) merge an anchored mapping; keys written beside them win; a merged unknown key is an error', () => {
+    const config = loadConfig(write([
+      'plugins:',
+      '  style:',
+      '    themes:',
+      '      neon: &neon { bubble.background-color: "#ff00ff", bubble.width: 300 }',
+      '      dusk:',
+      '        <<: *neon',
+      '        bubble.width: 250',
+      '',
+    ].join('\n')), {});
+    expect(config.plugins.style!.settings).toEqual({ themes: {
+      neon: { 'bubble.background-color': '#ff00ff', 'bubble.width': 300 },
+      dusk: { 'bubble.background-color': '#ff00ff', 'bubble.width': 250 },
+    } });
+    const error = errorOf(() => loadConfig(write('base: &base { port: 0, hots: x }\nhttp:\n  <<: *base\n'), {}));
+    expect(error.issues.map((issue) => issue.path)).toContain('http');
+    expect(error.issues.find((issue) => issue.path === 'http')!.message).toContain('unknown key "hots"');
+  });
+
+  it('a merge key whose value is not a mapping is one error naming its path and line, not a crash', () => {
+    for (const value of ['5', '[1, 2]', '*scalar', '"text"']) {
+      const error = errorOf(() => loadConfig(write(`store: &scalar 3\nhttp:\n  port: 0\n  <<: ${value}\n`), {}));
+      expect(error.issues, value).toEqual([{ path: 'http', line: 4, message: 'its merge key (<<) must be given a mapping, an alias of one (<<: *name) or a list of those' }]);
+    }
+  });
+
   it('an alias with no anchor before it names the alias and its line', () => {
     const error = errorOf(() => loadConfig(write('http:\n  port: 0\nstore: *nowhere\n'), {}));
     expect(error.issues).toEqual([{ path: '(yaml)', line: 3, message: 'the alias *nowhere has no anchor &nowhere before it' }]);

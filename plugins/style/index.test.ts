@@ -310,7 +310,7 @@ describe('style plugin: config', () => {
   });
 
   it('refuses an unknown key, an empty theme and a bad theme name', async () => {
-    expect(await failure({ themes: { neon: { 'bubble.colour': '#fff' } } })).toContain('bubble.colour is not a setting key');
+    expect(await failure({ themes: { neon: { 'bubble.colour': '#fff' } } })).toContain('"bubble.colour" is not a setting key; the allowed keys are listed in docs/settings.md');
     expect(await failure({ themes: { neon: {} } })).toContain('a theme needs at least one setting');
     expect(await failure({ themes: { 'Bad Name': { 'bubble.width': 1 } } })).toContain('a theme name is 1 to 32 lowercase letters');
   });

@@ -33,7 +33,7 @@ function typed(key: string, value: string | number | boolean): string | number |
 }
 
 function themeValueProblem(key: string, value: string | number | boolean | null): string | undefined {
-  if (findSetting(key) === undefined) return `${key} is not a setting key (docs/settings.md lists them)`;
+  if (findSetting(key) === undefined) return `"${key}" is not a setting key; the allowed keys are listed in docs/settings.md`;
   if (value === null) return undefined;
   const checked = checkSettingValue(key, typed(key, value));
   return checked.ok ? undefined : checked.error;

@@ -66,6 +66,9 @@ const USERNAME_LAYOUT: Readonly<Record<string, { head: Declarations; text: Decla
 const GENERIC_FALLBACK = 'sans-serif';
 /** Behind the avatar's letter for a chatter without a name colour (and no avatar background). */
 const DEFAULT_AVATAR_COLOR = '#6b6b7b';
+/** The avatar's letter, and the one on a light skin name colour (letterColorOn). */
+const AVATAR_LETTER_COLOR = '#ffffff';
+const DARK_AVATAR_LETTER_COLOR = '#1a1a1a';
 
 /**
  * Keys that style the chat container as a whole. Only the overlay's settings use them; a
@@ -126,11 +129,15 @@ export function settingsToCss(settings: Readonly<Record<string, unknown>>, optio
       ['font-size', px(Math.round(size * 0.45))],
     ]);
     rules.add(sel.bubble, AVATAR_LAYOUT[String(get('avatar.position'))]!);
-    // The letter shown without a picture fills the avatar: on the name colour, unless the avatar
-    // has a background of its own, which would otherwise never show. Both ways, so a skin's scoped
-    // rule overrides the overlay's.
+    // The letter shown without a picture fills the avatar: on the colour the name shows (a skin's
+    // own name colour, else the chatter's Twitch colour), unless the avatar has a background of its
+    // own, which would otherwise never show. Both ways, so a skin's scoped rule overrides the overlay's.
     const ownBackground = get('avatar.background-color') !== 'transparent' || get('avatar.background-gradient') !== '';
-    rules.add(sel.avatarInitial, [['background', ownBackground ? 'none' : `var(${USER_COLOR_PROPERTY}, ${DEFAULT_AVATAR_COLOR})`]]);
+    const skinNameColor = present.has('username') && scopeSetsNameColor(options) ? String(get('username.font-color')) : null;
+    rules.add(sel.avatarInitial, [
+      ['background', ownBackground ? 'none' : skinNameColor ?? `var(${USER_COLOR_PROPERTY}, ${DEFAULT_AVATAR_COLOR})`],
+      ['color', ownBackground || skinNameColor === null ? AVATAR_LETTER_COLOR : letterColorOn(skinNameColor)],
+    ]);
   } else {
     rules.add(sel.avatar, [['display', 'none']]);
   }
@@ -204,7 +211,7 @@ function typographyDeclarations(get: Get, element: string, options: SettingsCssO
   // The name shows in the chatter's Twitch colour; font-color is for chatters without one. A
   // skin's own name colour is the exception: it is what the skin is for (a viewer who picked a
   // gold-name skin sees a gold name), so it wins over the chatter's colour.
-  const chatterColorFirst = element === 'username' && options.scopeKeys?.has(k('font-color')) !== true;
+  const chatterColorFirst = element === 'username' && !scopeSetsNameColor(options);
   return [
     ['font-style', String(get(k('font-style')))],
     ['text-decoration', String(get(k('text-decoration')))],
@@ -223,6 +230,31 @@ function typographyDeclarations(get: Get, element: string, options: SettingsCssO
     // Draw the stroke under the fill so it thickens the outline instead of eating the glyphs.
     ['paint-order', 'stroke fill'],
   ];
+}
+
+/**
+ * Whether the scope (a skin) sets `username.font-color` itself: its name colour then wins over
+ * the chatter's Twitch colour, on the name and on the avatar's letter alike.
+ */
+function scopeSetsNameColor(options: SettingsCssOptions): boolean {
+  return options.scopeKeys?.has('username.font-color') === true;
+}
+
+/**
+ * The avatar's letter on `background` (a catalog colour): white, as on the chatter's colour,
+ * unless white would stand out from it by less than 3:1 (WCAG's least contrast for large text,
+ * which the bold letter is), as on a gold or white name colour; then near-black.
+ */
+function letterColorOn(background: string): string {
+  if (background === 'transparent') return AVATAR_LETTER_COLOR;
+  let hex = background.slice(1);
+  if (hex.length <= 4) hex = [...hex].map((d) => d + d).join('');
+  const linear = [0, 2, 4].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * linear[0]! + 0.7152 * linear[1]! + 0.0722 * linear[2]!;
+  return 1.05 / (luminance + 0.05) < 3 ? DARK_AVATAR_LETTER_COLOR : AVATAR_LETTER_COLOR;
 }
 
 /** `E.X` or, while `E.X-advanced` is true, the per-part keys as one shorthand value. */

@@ -386,6 +386,53 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     }
   });
 
+  it("draws the avatar's letter on a skin's name colour, as the name, over the chatter's Twitch colour; the overlay's own avatar background still wins", async () => {
+    const overlay = await server.service.createOverlay(server.accountId, { name: 'Avatar name colour', template: 'bubbles' });
+    expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values: { 'bubble.animation-entrance': 'none' } })).status).toBe(200);
+    const skin = (slug: string, values: Record<string, unknown>) =>
+      server.service.createSkin(server.accountId, { slug, name: slug, template: 'bubbles', availability: 'free', values });
+    const gold = await skin('avatar-gold-name', { 'username.font-color': '#ffd700' });
+    const navy = await skin('avatar-navy-name', { 'username.font-color': '#000080' });
+    const viewers = await Promise.all([['9101', 'goldname'], ['9102', 'goldnocolour'], ['9103', 'navyname']].map(([twitchUserId, login]) =>
+      server.service.registerViewer({ twitchUserId: twitchUserId!, login: login! })));
+    await server.service.pickSkin(server.accountId, viewers[0]!.id, gold.id);
+    await server.service.pickSkin(server.accountId, viewers[1]!.id, gold.id);
+    await server.service.pickSkin(server.accountId, viewers[2]!.id, navy.id);
+    try {
+      const page = await openOverlay(overlay.token);
+      const say = (id: string, login: string, userId: string, extra: Record<string, unknown> = {}) =>
+        chat({ type: 'message', id, login, userId, text: 'hi', ...extra }, overlay.token);
+      await say('gold', 'goldname', '9101', { color: '#1e90ff' });
+      await say('gold-no-colour', 'goldnocolour', '9102');
+      await say('navy', 'navyname', '9103', { color: '#1e90ff' });
+      await say('mod', 'amod', '7007', { color: '#1e90ff', badges: ['moderator/1'] }); // the moderators' role skin sets no name colour
+      await page.waitForFunction(() => document.querySelectorAll('.cs-msg').length === 4);
+      const part = (id: string, cls: string) => `.cs-msg[data-message-id="${id}"] .${cls}`;
+      const avatar = async (id: string) => ({
+        name: await computed(page, part(id, 'cs-username'), 'color'),
+        background: await computed(page, part(id, 'cs-avatar-initial'), 'background-color'),
+        letter: await computed(page, part(id, 'cs-avatar-initial'), 'color'),
+      });
+      // The gold-name skin: name and avatar gold, for a chatter with a Twitch colour and one without;
+      // the letter dark, as white would hardly show on gold.
+      expect(await avatar('gold')).toEqual({ name: 'rgb(255, 215, 0)', background: 'rgb(255, 215, 0)', letter: 'rgb(26, 26, 26)' });
+      expect(await avatar('gold-no-colour')).toEqual({ name: 'rgb(255, 215, 0)', background: 'rgb(255, 215, 0)', letter: 'rgb(26, 26, 26)' });
+      // A dark skin colour keeps the white letter.
+      expect(await avatar('navy')).toEqual({ name: 'rgb(0, 0, 128)', background: 'rgb(0, 0, 128)', letter: 'rgb(255, 255, 255)' });
+      // A skin without a name colour: name and avatar in the chatter's Twitch colour, as on the overlay.
+      expect(await avatar('mod')).toEqual({ name: 'rgb(30, 144, 255)', background: 'rgb(30, 144, 255)', letter: 'rgb(255, 255, 255)' });
+
+      // The streamer's own avatar background is the overlay's choice for every avatar: the skin's
+      // name colour does not paint over it (the skin sets the name's colour, not the avatar's).
+      await setOverlayValues(page, overlay, { 'avatar.background-color': '#ff0000' });
+      expect(await computed(page, part('gold', 'cs-avatar'), 'background-color')).toBe('rgb(255, 0, 0)');
+      expect(await avatar('gold')).toEqual({ name: 'rgb(255, 215, 0)', background: 'rgba(0, 0, 0, 0)', letter: 'rgb(255, 255, 255)' });
+      await page.close();
+    } finally {
+      for (const viewer of viewers) await server.service.pickSkin(server.accountId, viewer.id, null);
+    }
+  });
+
   it("draws the overlay's value, not the catalog default, for a skin value the page cannot render (an old or hand-edited row)", async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
     expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values: { 'message.font-size': 22, 'bubble.width': 300 } })).status).toBe(200);

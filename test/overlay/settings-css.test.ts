@@ -130,6 +130,19 @@ describe('settingsToCss', () => {
     expect(initial(settingsToCss(CATALOG_DEFAULTS, { scopeClass: 'cs-skin-5' }))).toBe('var(--cs-user-color, #6b6b7b)');
   });
 
+  it("puts the avatar's letter on a skin's own name colour, as the name, with a letter that shows on it", () => {
+    const letter = (css: string) => /\.cs-avatar-initial \{\n  background: ([^;]*);\n  color: ([^;]*);/.exec(css)?.slice(1);
+    const skin = (values: Record<string, unknown>, scopeKeys: string[]) =>
+      settingsToCss({ ...CATALOG_DEFAULTS, ...values }, { scopeClass: 'cs-skin-5', scopeKeys: new Set(scopeKeys) });
+    expect(letter(skin({ 'username.font-color': '#ffd700' }, ['username.font-color']))).toEqual(['#ffd700', '#1a1a1a']);
+    expect(letter(skin({ 'username.font-color': '#fff' }, ['username.font-color']))).toEqual(['#fff', '#1a1a1a']);
+    expect(letter(skin({ 'username.font-color': '#000080' }, ['username.font-color']))).toEqual(['#000080', '#ffffff']);
+    // A name colour the skin only carries from the overlay is the fallback, as on the name.
+    expect(letter(skin({ 'username.font-color': '#ffd700' }, []))).toEqual(['var(--cs-user-color, #6b6b7b)', '#ffffff']);
+    // The avatar's own background (the overlay's or the skin's) is drawn instead.
+    expect(letter(skin({ 'username.font-color': '#ffd700', 'avatar.background-color': '#ff0000' }, ['username.font-color']))).toEqual(['none', '#ffffff']);
+  });
+
   it('hides the avatar of a template without one (ticker) and keeps the bubble unstyled', () => {
     const ticker = Object.fromEntries(Object.entries(CATALOG_DEFAULTS).filter(([k]) => !/^(bubble|avatar)\./.test(k)));
     const css = settingsToCss(ticker);

@@ -31,3 +31,5 @@ export function skinClassName(skinId: number): string {
 
 /** CSS custom property holding the chatter's Twitch colour, set inline on each message. */
 export const USER_COLOR_PROPERTY = '--cs-user-color';
+/** CSS custom property holding the avatar letter's colour on the chatter's colour (avatar-letter.ts). */
+export const USER_LETTER_COLOR_PROPERTY = '--cs-user-letter-color';

@@ -11,7 +11,8 @@ import { BOX_ELEMENTS, SETTINGS, TEXT_ELEMENTS } from '../service/settings/catal
 import type { Element, SettingValue } from '../service/settings/catalog.ts';
 import type { FontSource } from '../service/settings/fonts.ts';
 import { ADVANCED_GROUPS } from './advanced-keys.ts';
-import { CLASSES, USER_COLOR_PROPERTY } from './dom-classes.ts';
+import { AVATAR_LETTER_COLOR, avatarLetterColorOn } from './avatar-letter.ts';
+import { CLASSES, USER_COLOR_PROPERTY, USER_LETTER_COLOR_PROPERTY } from './dom-classes.ts';
 import { ENTRANCE_TO_ANIMATE_CSS } from './entrance-animations.ts';
 import { readSetting } from './setting-read.ts';
 
@@ -66,9 +67,6 @@ const USERNAME_LAYOUT: Readonly<Record<string, { head: Declarations; text: Decla
 const GENERIC_FALLBACK = 'sans-serif';
 /** Behind the avatar's letter for a chatter without a name colour (and no avatar background). */
 const DEFAULT_AVATAR_COLOR = '#6b6b7b';
-/** The avatar's letter, and the one on a light skin name colour (letterColorOn). */
-const AVATAR_LETTER_COLOR = '#ffffff';
-const DARK_AVATAR_LETTER_COLOR = '#1a1a1a';
 
 /**
  * Keys that style the chat container as a whole. Only the overlay's settings use them; a
@@ -136,7 +134,8 @@ export function settingsToCss(settings: Readonly<Record<string, unknown>>, optio
     const skinNameColor = present.has('username') && scopeSetsNameColor(options) ? String(get('username.font-color')) : null;
     rules.add(sel.avatarInitial, [
       ['background', ownBackground ? 'none' : skinNameColor ?? `var(${USER_COLOR_PROPERTY}, ${DEFAULT_AVATAR_COLOR})`],
-      ['color', ownBackground || skinNameColor === null ? AVATAR_LETTER_COLOR : letterColorOn(skinNameColor)],
+      ['color', ownBackground ? AVATAR_LETTER_COLOR
+        : skinNameColor === null ? `var(${USER_LETTER_COLOR_PROPERTY}, ${AVATAR_LETTER_COLOR})` : avatarLetterColorOn(skinNameColor)],
     ]);
   } else {
     rules.add(sel.avatar, [['display', 'none']]);
@@ -238,23 +237,6 @@ function typographyDeclarations(get: Get, element: string, options: SettingsCssO
  */
 function scopeSetsNameColor(options: SettingsCssOptions): boolean {
   return options.scopeKeys?.has('username.font-color') === true;
-}
-
-/**
- * The avatar's letter on `background` (a catalog colour): white, as on the chatter's colour,
- * unless white would stand out from it by less than 3:1 (WCAG's least contrast for large text,
- * which the bold letter is), as on a gold or white name colour; then near-black.
- */
-function letterColorOn(background: string): string {
-  if (background === 'transparent') return AVATAR_LETTER_COLOR;
-  let hex = background.slice(1);
-  if (hex.length <= 4) hex = [...hex].map((d) => d + d).join('');
-  const linear = [0, 2, 4].map((i) => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  });
-  const luminance = 0.2126 * linear[0]! + 0.7152 * linear[1]! + 0.0722 * linear[2]!;
-  return 1.05 / (luminance + 0.05) < 3 ? DARK_AVATAR_LETTER_COLOR : AVATAR_LETTER_COLOR;
 }
 
 /** `E.X` or, while `E.X-advanced` is true, the per-part keys as one shorthand value. */

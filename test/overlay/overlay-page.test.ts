@@ -433,6 +433,29 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     }
   });
 
+  it("draws the avatar's letter dark on a light Twitch colour, as on a light skin name colour, and white on a dark one", async () => {
+    const overlay = await server.service.createOverlay(server.accountId, { name: 'Avatar letter', template: 'bubbles' });
+    expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values: { 'bubble.animation-entrance': 'none' } })).status).toBe(200);
+    const page = await openOverlay(overlay.token);
+    // Twitch's own SpringGreen and a gold a Turbo chatter picked; DodgerBlue; no colour (grey). maxMessages is 4.
+    const colours: Record<string, string | undefined> = { spring: '#00ff7f', gold: '#ffd700', dodger: '#1e90ff', none: undefined };
+    for (const [id, color] of Object.entries(colours)) {
+      await chat({ type: 'message', id, login: `letter${id}`, text: 'hi', ...(color === undefined ? {} : { color }) }, overlay.token);
+    }
+    await page.waitForFunction(() => document.querySelectorAll('.cs-msg').length === 4);
+    const avatar = async (id: string) => {
+      const selector = `.cs-msg[data-message-id="${id}"] .cs-avatar-initial`;
+      return { background: await computed(page, selector, 'background-color'), letter: await computed(page, selector, 'color') };
+    };
+    const dark = 'rgb(26, 26, 26)';
+    const white = 'rgb(255, 255, 255)';
+    expect(await avatar('spring')).toEqual({ background: 'rgb(0, 255, 127)', letter: dark });
+    expect(await avatar('gold')).toEqual({ background: 'rgb(255, 215, 0)', letter: dark }); // as on the gold-name skin
+    expect(await avatar('dodger')).toEqual({ background: 'rgb(30, 144, 255)', letter: white });
+    expect(await avatar('none')).toEqual({ background: 'rgb(107, 107, 123)', letter: white });
+    await page.close();
+  });
+
   it("draws the overlay's value, not the catalog default, for a skin value the page cannot render (an old or hand-edited row)", async () => {
     const overlay = server.source; // the main overlay keeps the settings the other tests expect
     expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values: { 'message.font-size': 22, 'bubble.width': 300 } })).status).toBe(200);

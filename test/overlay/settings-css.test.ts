@@ -138,7 +138,7 @@ describe('settingsToCss', () => {
     expect(letter(skin({ 'username.font-color': '#fff' }, ['username.font-color']))).toEqual(['#fff', '#1a1a1a']);
     expect(letter(skin({ 'username.font-color': '#000080' }, ['username.font-color']))).toEqual(['#000080', '#ffffff']);
     // A name colour the skin only carries from the overlay is the fallback, as on the name.
-    expect(letter(skin({ 'username.font-color': '#ffd700' }, []))).toEqual(['var(--cs-user-color, #6b6b7b)', '#ffffff']);
+    expect(letter(skin({ 'username.font-color': '#ffd700' }, []))).toEqual(['var(--cs-user-color, #6b6b7b)', 'var(--cs-user-letter-color, #ffffff)']);
     // The avatar's own background (the overlay's or the skin's) is drawn instead.
     expect(letter(skin({ 'username.font-color': '#ffd700', 'avatar.background-color': '#ff0000' }, ['username.font-color']))).toEqual(['none', '#ffffff']);
   });

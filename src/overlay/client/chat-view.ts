@@ -3,7 +3,8 @@
 // a style change (a skin assigned to a role, a viewer's pick) restyles messages already shown.
 import type { ChatBadge, ChatMessageEvent, OverlayPageOptions, OverlayStyle } from '../../service/push/protocol.ts';
 import { resolveMessageSkin } from '../chat-roles.ts';
-import { CLASSES, skinClassName, USER_COLOR_PROPERTY } from '../dom-classes.ts';
+import { avatarLetterColorOn } from '../avatar-letter.ts';
+import { CLASSES, skinClassName, USER_COLOR_PROPERTY, USER_LETTER_COLOR_PROPERTY } from '../dom-classes.ts';
 import { emoteImageUrl, emoteSegments } from '../emote-segments.ts';
 
 const USER_COLOR = /^#[0-9a-f]{6}$/i;
@@ -110,7 +111,10 @@ export class ChatView {
     const root = el('div', CLASSES.message);
     root.dataset.messageId = event.id;
     root.dataset.userId = event.userId;
-    if (event.color !== null && USER_COLOR.test(event.color)) root.style.setProperty(USER_COLOR_PROPERTY, event.color);
+    if (event.color !== null && USER_COLOR.test(event.color)) {
+      root.style.setProperty(USER_COLOR_PROPERTY, event.color);
+      root.style.setProperty(USER_LETTER_COLOR_PROPERTY, avatarLetterColorOn(event.color));
+    }
     // A display name of invisible characters alone would leave the message nameless.
     const name = visibleInitial(event.displayName) === null ? event.login : event.displayName;
     root.append(renderAvatar(event.avatarUrl, name));

@@ -1,7 +1,7 @@
-// The colour of the avatar's letter (shown without a picture) on the colour behind it, the one
-// the name shows: a skin's name colour (settings-css.ts) or the chatter's Twitch colour (the
-// page, chat-view.ts). One rule for both, so a letter on gold is the same on a gold-name skin
-// as for a chatter whose Twitch colour is gold. Browser-safe: no imports.
+// The colour of the avatar's letter (shown without a picture) on the colour behind it: the
+// avatar's own background colour or a skin's name colour (settings-css.ts), or the chatter's
+// Twitch colour (the page, chat-view.ts). One rule for all, so a letter on gold is the same on a
+// gold-name skin as for a chatter whose Twitch colour is gold. Browser-safe: no imports.
 
 /** The letter on a colour dark enough for it, and without a colour (the grey fallback). */
 export const AVATAR_LETTER_COLOR = '#ffffff';

@@ -130,12 +130,18 @@ export function settingsToCss(settings: Readonly<Record<string, unknown>>, optio
     // The letter shown without a picture fills the avatar: on the colour the name shows (a skin's
     // own name colour, else the chatter's Twitch colour), unless the avatar has a background of its
     // own, which would otherwise never show. Both ways, so a skin's scoped rule overrides the overlay's.
-    const ownBackground = get('avatar.background-color') !== 'transparent' || get('avatar.background-gradient') !== '';
+    // The letter shows on whichever colour it is drawn on (avatar-letter.ts); a gradient's
+    // colours are not read, so on one it stays white.
+    const ownColor = String(get('avatar.background-color'));
+    const ownGradient = get('avatar.background-gradient') !== '';
+    const ownBackground = ownColor !== 'transparent' || ownGradient;
     const skinNameColor = present.has('username') && scopeSetsNameColor(options) ? String(get('username.font-color')) : null;
+    const letterColor = ownGradient ? AVATAR_LETTER_COLOR
+      : ownBackground ? avatarLetterColorOn(ownColor)
+        : skinNameColor === null ? `var(${USER_LETTER_COLOR_PROPERTY}, ${AVATAR_LETTER_COLOR})` : avatarLetterColorOn(skinNameColor);
     rules.add(sel.avatarInitial, [
       ['background', ownBackground ? 'none' : skinNameColor ?? `var(${USER_COLOR_PROPERTY}, ${DEFAULT_AVATAR_COLOR})`],
-      ['color', ownBackground ? AVATAR_LETTER_COLOR
-        : skinNameColor === null ? `var(${USER_LETTER_COLOR_PROPERTY}, ${AVATAR_LETTER_COLOR})` : avatarLetterColorOn(skinNameColor)],
+      ['color', letterColor],
     ]);
   } else {
     rules.add(sel.avatar, [['display', 'none']]);

@@ -433,7 +433,7 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     }
   });
 
-  it("draws the avatar's letter dark on a light Twitch colour, as on a light skin name colour, and white on a dark one", async () => {
+  it("draws the avatar's letter dark on a light colour (Twitch's, a skin's name colour, the avatar's own background) and white on a dark one", async () => {
     const overlay = await server.service.createOverlay(server.accountId, { name: 'Avatar letter', template: 'bubbles' });
     expect((await server.api('PUT', '/template', { scope: 'independent', preset_id: overlay.id, values: { 'bubble.animation-entrance': 'none' } })).status).toBe(200);
     const page = await openOverlay(overlay.token);
@@ -453,6 +453,14 @@ describe.skipIf(!haveChromium)(`overlay page in Chromium${haveChromium ? '' : ` 
     expect(await avatar('gold')).toEqual({ background: 'rgb(255, 215, 0)', letter: dark }); // as on the gold-name skin
     expect(await avatar('dodger')).toEqual({ background: 'rgb(30, 144, 255)', letter: white });
     expect(await avatar('none')).toEqual({ background: 'rgb(107, 107, 123)', letter: white });
+    // The same rule on the avatar's own background: dark on a yellow one, white on a navy one or a gradient.
+    await setOverlayValues(page, overlay, { 'avatar.background-color': '#ffff00' });
+    expect(await computed(page, '.cs-msg[data-message-id="dodger"] .cs-avatar', 'background-color')).toBe('rgb(255, 255, 0)');
+    for (const id of Object.keys(colours)) expect(await avatar(id)).toEqual({ background: 'rgba(0, 0, 0, 0)', letter: dark });
+    await setOverlayValues(page, overlay, { 'avatar.background-color': '#000080' });
+    for (const id of Object.keys(colours)) expect((await avatar(id)).letter).toBe(white);
+    await setOverlayValues(page, overlay, { 'avatar.background-color': null, 'avatar.background-gradient': 'linear-gradient(90deg, #ffff00 0%, #ffff00 100%)' });
+    for (const id of Object.keys(colours)) expect((await avatar(id)).letter).toBe(white);
     await page.close();
   });
 

@@ -141,6 +141,10 @@ describe('settingsToCss', () => {
     expect(letter(skin({ 'username.font-color': '#ffd700' }, []))).toEqual(['var(--cs-user-color, #6b6b7b)', 'var(--cs-user-letter-color, #ffffff)']);
     // The avatar's own background (the overlay's or the skin's) is drawn instead.
     expect(letter(skin({ 'username.font-color': '#ffd700', 'avatar.background-color': '#ff0000' }, ['username.font-color']))).toEqual(['none', '#ffffff']);
+    // ... with the letter showing on it too; a gradient's colours are not read.
+    expect(letter(skin({ 'username.font-color': '#000080', 'avatar.background-color': '#ffff00' }, ['username.font-color']))).toEqual(['none', '#1a1a1a']);
+    expect(letter(settingsToCss({ ...CATALOG_DEFAULTS, 'avatar.background-color': '#ffff00' }))).toEqual(['none', '#1a1a1a']);
+    expect(letter(settingsToCss({ ...CATALOG_DEFAULTS, 'avatar.background-color': '#ffff00', 'avatar.background-gradient': 'linear-gradient(90deg, #ffff00 0%, #ffff00 100%)' }))).toEqual(['none', '#ffffff']);
   });
 
   it('hides the avatar of a template without one (ticker) and keeps the bubble unstyled', () => {

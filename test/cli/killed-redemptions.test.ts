@@ -103,6 +103,8 @@ describe('chatskin start killed with SIGKILL while it handles channel-point rede
         enabled: true, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET,
         bot: { login: 'chatskinbot', token: 'oauth:testtoken' },
         chat: irc.tmiConnection,
+        // The fixed bot token is checked at start and hourly (id.twitch.tv's /validate): here, not at FakeHelix, which never issued it.
+        oauth: { url: irc.oauthUrl },
         helix: { mockServerPort: helix.port },
         broadcaster: { tokenFile },
         // Only the start's and the subscription's listings: no timer finds anything behind the test's back.

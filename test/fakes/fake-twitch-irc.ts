@@ -40,6 +40,10 @@
  * - `loseNetwork()`: a network that went away under the open connections: no line and no
  *   WebSocket frame passes either way (a client's close handshake is never answered either), and
  *   they never close.
+ * - id.twitch.tv's token check on the same port (HTTP `GET /oauth2/validate`, `.oauthUrl`), so a
+ *   host given a fixed bot token checks it here: 401 for a token in `rejectTokens`, otherwise 200
+ *   with chat:read and chat:edit and no login (any login's). Tests of who a token belongs to, or
+ *   of tokens that expire, use FakeHelix's /validate instead.
  * - No PONG from a client to the server's PING is required (Twitch closes such a connection).
  * - PRIVMSG from a client: recorded with the time received (`privmsgs`); not echoed
  *   to the sender (Twitch answers with USERSTATE for that channel); relayed with
@@ -72,7 +76,7 @@
  *
  * API:
  *   FakeTwitchIrc.start(options?)                     -> Promise<FakeTwitchIrc>
- *   .port / .url / .tmiConnection
+ *   .port / .url / .tmiConnection / .oauthUrl (the /validate base)
  *   .connectionCount (open now) / .totalConnections (accepted ever) / .connections
  *   .sent: ClientLine[]        every line any client sent, parsed, with `at`
  *   .privmsgs: ClientPrivmsg[]  PRIVMSGs clients sent (the bot's chat output)
@@ -101,6 +105,8 @@
  * Channels may be given with or without '#'; records always carry '#name'.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { chatCommandOf, commandRefusal } from './fake-chat-commands.ts';
 import { DUPLICATE_NOTICE, FakeDuplicates, deliveredText } from './fake-duplicates.ts';
@@ -352,6 +358,7 @@ export class FakeTwitchIrc {
   privmsgDelay: ((message: { login: string | null; channel: string; text: string }) => number) | null = null;
 
   readonly #server: WebSocketServer;
+  readonly #http: Server;
   readonly #options: FakeTwitchIrcOptions;
   readonly #connections = new Map<number, Connection>();
   readonly #waiters = new Waiters();
@@ -363,8 +370,10 @@ export class FakeTwitchIrc {
   #pingTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
-  private constructor(server: WebSocketServer, options: FakeTwitchIrcOptions) {
+  private constructor(http: Server, server: WebSocketServer, options: FakeTwitchIrcOptions) {
+    this.#http = http;
     this.#server = server;
+    http.on('request', (req: IncomingMessage, res: ServerResponse) => this.#answerHttp(req, res));
     this.#options = options;
     this.silent = options.silent ?? false;
     this.#now = options.now ?? Date.now;
@@ -375,22 +384,28 @@ export class FakeTwitchIrc {
   }
 
   static async start(options: FakeTwitchIrcOptions = {}): Promise<FakeTwitchIrc> {
-    const server = new WebSocketServer({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+    const http = createServer();
+    const server = new WebSocketServer({ server: http });
     await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
+      http.once('error', reject);
+      http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
     });
-    return new FakeTwitchIrc(server, options);
+    return new FakeTwitchIrc(http, server, options);
   }
 
   get port(): number {
-    const address = this.#server.address();
+    const address = this.#http.address();
     if (address === null || typeof address === 'string') throw new Error('fake Twitch IRC: not listening');
     return address.port;
   }
 
   get url(): string {
     return `ws://127.0.0.1:${this.port}/`;
+  }
+
+  /** id.twitch.tv's OAuth base for the check of a fixed bot token (twitch.oauth.url). */
+  get oauthUrl(): string {
+    return `http://127.0.0.1:${this.port}/oauth2`;
   }
 
   /** Ready-made `connection` fields for tmi.js. */
@@ -748,6 +763,24 @@ export class FakeTwitchIrc {
     this.#waiters.cancelAll('server closed');
     for (const connection of this.#connections.values()) connection.ws.terminate();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#http.closeAllConnections();
+    await new Promise<void>((resolve) => this.#http.close(() => resolve()));
+  }
+
+  /** GET /oauth2/validate, as id.twitch.tv answers it for the tokens this server lets in. */
+  #answerHttp(req: IncomingMessage, res: ServerResponse): void {
+    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    if (req.method !== 'GET' || path !== '/oauth2/validate') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 404, message: 'not found' }));
+      return;
+    }
+    const token = (req.headers.authorization ?? '').replace(/^(OAuth|Bearer) /i, '');
+    if (token === '' || (this.#options.rejectTokens ?? []).includes(token)) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 401, message: 'invalid access token' }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ client_id: 'fakeircclient', scopes: ['chat:read', 'chat:edit'], expires_in: 14_000 }));
   }
 
   // ---- connection handling --------------------------------------------

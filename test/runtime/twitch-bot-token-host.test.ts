@@ -44,6 +44,8 @@ function botTokenHost(dirPrefix: string, twitch: Record<string, unknown> = {}): 
       clientId: CLIENT_ID, clientSecret: CLIENT_SECRET,
       bot: { login: BOT, tokenFile: host.world.tokenFile, tokenFileCheckSeconds: 1 },
       helix: { mockServerPort: host.world.helix.port },
+      // The token file's token is checked at FakeHelix (the mock port's /auth), which issued it.
+      oauth: { url: null },
       ...twitch,
     });
     host.running = await startChatskin(config, { logger: host.logs.logger, stdin: null });

@@ -196,13 +196,15 @@ describe('host with Twitch chat: GET /healthz', () => {
     }
   });
 
-  it('reports a login Twitch refused for good apart from a dropped connection', async () => {
+  it('reports a bot token Twitch refuses for good apart from a dropped connection', async () => {
     const irc = await FakeTwitchIrc.start({ rejectTokens: ['testtoken'] });
     const running = await startChatskin(twitchHostConfig(irc, 'chatskin-host-refused-'), { logger: pino({ level: 'silent' }), stdin: null });
     try {
       const state = async () => (((await (await fetch(`${running.baseUrl}/healthz`)).json()) as { components: Record<string, string> }).components['twitch-chat']);
       await expect.poll(state, { timeout: 5000 }).toBe('failed');
-      expect(running.transports.twitch!.lastError).toMatch(/^Twitch refused the bot's login as chatskinbot/);
+      // Found by the token's check at start (id.twitch.tv's /validate), before any login.
+      expect(running.transports.twitch!.lastError).toMatch(/^Twitch chat cannot log in: Twitch does not accept twitch\.bot\.token/);
+      expect(irc.totalConnections).toBe(0);
     } finally {
       await running.close();
       await irc.close();

@@ -1,5 +1,6 @@
 // The config of a whole chatskin on a temp database with Twitch chat pointed at a fake server
-// (channel alice, bot chatskinbot, no local chat, no redemptions, silent logs).
+// (channel alice, bot chatskinbot, no local chat, no redemptions, silent logs), which also
+// answers the check of the bot's fixed token.
 import type { Config } from '../../src/config/index.ts';
 import type { FakeTwitchIrc } from '../fakes/fake-twitch-irc.ts';
 import { hostConfig } from './host-config.ts';
@@ -16,6 +17,8 @@ export function twitchHostConfig(irc: FakeTwitchIrc, dirPrefix: string, more: Re
       bot: { login: 'chatskinbot', token: 'oauth:testtoken' },
       channels: ['alice'],
       chat: irc.tmiConnection,
+      // The fixed bot token is checked at start and hourly (id.twitch.tv's /validate): here.
+      oauth: { url: irc.oauthUrl },
       redemptions: { enabled: false },
       ...twitch,
     },

@@ -40,9 +40,29 @@ export async function validateToken(oauthUrl: string, accessToken: string, timeo
  * was revoked), asked at most `timeoutMs`. Rejects when it cannot tell: no answer, another status.
  */
 export async function isTokenValid(oauthUrl: string, accessToken: string, timeoutMs = DEFAULT_TWITCH_HTTP_TIMEOUT_MS): Promise<boolean> {
+  return (await acceptedToken(oauthUrl, accessToken, timeoutMs)) !== null;
+}
+
+/**
+ * What Twitch says of the token (as validateToken), or null once it no longer accepts it (401:
+ * expired or revoked), asked at most `timeoutMs`. Rejects when it cannot tell: no answer, another status.
+ */
+export async function acceptedToken(oauthUrl: string, accessToken: string, timeoutMs = DEFAULT_TWITCH_HTTP_TIMEOUT_MS): Promise<TokenValidation | null> {
   const response = await fetch(`${oauthUrl}/validate`, { headers: { Authorization: `OAuth ${accessToken}` }, signal: AbortSignal.timeout(timeoutMs) });
-  await response.body?.cancel();
-  if (response.status === 200) return true;
-  if (response.status === 401) return false;
-  throw new Error(`Twitch answered ${response.status}`);
+  if (response.status === 401) {
+    await response.body?.cancel();
+    return null;
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new Error(`Twitch answered ${response.status}`);
+  }
+  // An answer cut off is no answer: it rejects (the caller cannot tell).
+  const body = (await response.json()) as Record<string, unknown>;
+  return {
+    clientId: String(body['client_id'] ?? ''),
+    login: typeof body['login'] === 'string' ? body['login'] : null,
+    userId: typeof body['user_id'] === 'string' ? body['user_id'] : null,
+    scopes: Array.isArray(body['scopes']) ? body['scopes'].map(String) : [],
+  };
 }

@@ -46,7 +46,7 @@ const WATCHED_HINT = 'the running chatskin picks a usable token up from there wi
 const DEFAULT_CHECK_INTERVAL_MS = 5_000;
 const DEFAULT_REFRESH_WAIT_MS = 30_000;
 /** Twitch asks a chatbot to check its token hourly. */
-const DEFAULT_VALIDATE_INTERVAL_MS = 3_600_000;
+export const DEFAULT_VALIDATE_INTERVAL_MS = 3_600_000;
 
 export function createBotTokenFile(options: BotTokenFileOptions, logger: Logger): ChatTokenSource {
   const file = options.path;

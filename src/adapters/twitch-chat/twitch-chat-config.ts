@@ -13,14 +13,17 @@ export function twitchChatOptionsFromConfig(twitch: TwitchConfig): TwitchChatOpt
 
 function botIdentity(twitch: TwitchConfig): TwitchChatIdentity {
   const { bot, clientId, clientSecret, helix, httpTimeoutSeconds } = twitch;
-  if ('token' in bot) return { login: bot.login, token: bot.token };
+  // Where the token's check at start and hourly goes (id.twitch.tv's /validate).
+  const oauthUrl = redemptionSettings(twitch).oauth.url;
+  if ('token' in bot) {
+    return { login: bot.login, token: bot.token, check: { oauthUrl, mockServerPort: helix.mockServerPort, httpTimeoutMs: httpTimeoutSeconds * 1000 } };
+  }
   return {
     login: bot.login,
     tokenFile: {
       path: bot.tokenFile, clientId, clientSecret, checkIntervalMs: bot.tokenFileCheckSeconds * 1000,
       mockServerPort: helix.mockServerPort, httpTimeoutMs: httpTimeoutSeconds * 1000,
-      // Where the token's hourly check goes (id.twitch.tv's /validate).
-      oauthUrl: redemptionSettings(twitch).oauth.url,
+      oauthUrl,
     },
   };
 }

@@ -34,12 +34,30 @@ export interface BotTokenFile {
 }
 
 /**
+ * Where and how often a fixed twitch.bot.token is checked at id.twitch.tv's /validate, which
+ * Twitch asks of every chatbot (at start and hourly): before the first login (a token Twitch does
+ * not accept, of another account or without a scope stops the chat there, saying what to do) and
+ * then while the chat is connected (one Twitch no longer accepts ends the session).
+ */
+export interface FixedTokenCheck {
+  /** twitch.oauth.url: id.twitch.tv's OAuth base (null: Twitch's, or the mock API port's /auth). */
+  oauthUrl?: string | null;
+  /** twitch.helix.mockServerPort. */
+  mockServerPort?: number | null;
+  /** twitch.httpTimeoutSeconds: a check Twitch has not answered by then tells nothing. Default 30 s. */
+  httpTimeoutMs?: number;
+  /** How often the token is checked while the chat is connected. Default one hour. */
+  validateIntervalMs?: number;
+}
+
+/**
  * The bot account (its login, any case) and its user access token (scopes chat:read and
  * chat:edit): fixed (`token`, with or without "oauth:"; Twitch refusing it is final), or read
- * from a token file and refreshed when Twitch refuses it (`tokenFile`).
+ * from a token file and refreshed when Twitch refuses it (`tokenFile`). A fixed token is checked
+ * at id.twitch.tv only when `check` is given (twitchChatOptionsFromConfig always gives it).
  */
 export type TwitchChatIdentity =
-  | { login: string; token: string }
+  | { login: string; token: string; check?: FixedTokenCheck }
   | { login: string; tokenFile: BotTokenFile };
 
 export interface TwitchChatOptions {

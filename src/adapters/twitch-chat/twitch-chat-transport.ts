@@ -18,9 +18,11 @@
 // back-off; only when it cannot be renewed, or the renewed one is refused too, does the chat give
 // up, and then it connects again once a usable token is saved to the file (refused-login.ts).
 // Twitch's chat keeps a logged-in connection up whatever becomes of its token, so while connected
-// a token file's token is checked as Twitch asks of a chatbot (hourly, at id.twitch.tv's /validate):
-// an expired one is renewed with the session kept; one Twitch revoked that cannot be renewed ends
-// the session, as Twitch asks, and the chat waits for a new token as after a refused login.
+// the token is checked as Twitch asks of a chatbot (hourly, at id.twitch.tv's /validate): a token
+// file's expired one is renewed with the session kept; one Twitch revoked that cannot be renewed
+// (and a fixed twitch.bot.token Twitch no longer accepts) ends the session, as Twitch asks, and the
+// chat waits for a new token as after a refused login (a fixed token: until a restart). A fixed
+// token is also checked before its first login (chat-token-source.ts).
 //
 // Lines are sent as one raw PRIVMSG each. tmi.js's own say() splits any line of 500 characters
 // or more by itself (outside the reply queue's pacing, dropping a character where there is no

@@ -417,7 +417,8 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     });
     expect(twitchChatOptionsFromConfig(config.twitch as TwitchConfig)).toEqual({
       channels: ['streamer'],
-      identity: { login: 'mybot', token: 'oauth:abc' },
+      // The token's check at start and hourly goes to id.twitch.tv (twitch.oauth.url null).
+      identity: { login: 'mybot', token: 'oauth:abc', check: { oauthUrl: null, mockServerPort: null, httpTimeoutMs: 30_000 } },
       server: { host: '127.0.0.1', port: 6667, secure: false },
     });
   });

@@ -14,11 +14,18 @@
 // refuse the new token's calls too, so that one refusal after a takeover is excused: the token
 // taken over is put back, and only a refusal of its own counts. Every token read or refreshed is
 // added to the logger's secrets.
+//
+// Twitch asks every app to check its tokens at id.twitch.tv/oauth2/validate hourly (the calls to
+// Twitch, and EventSub's revocation notice, find most troubles sooner). The token in use is
+// checked every validateIntervalMs on the clock: one Twitch no longer accepts is refreshed through
+// the provider (one refresh at a time), so an expired one is replaced before a call is refused,
+// and a revoked one (its refresh token goes with it) ends as any refused refresh: 'refresh-failed',
+// with what to do. A check Twitch does not answer changes nothing; the next one tells.
 import { ApiClient } from '@twurple/api';
 import type { AccessToken, RefreshingAuthProvider } from '@twurple/auth';
 import type { Logger } from 'pino';
 import { systemClock } from '../../host/clock.ts';
-import type { Clock } from '../../host/clock.ts';
+import type { Clock, ScheduledTimer } from '../../host/clock.ts';
 import { addLogSecrets } from '../../host/logger.ts';
 import { errorText } from '../../host/error-text.ts';
 import { OneRefreshAuthProvider } from './one-refresh-auth-provider.ts';
@@ -29,6 +36,8 @@ import { isTokenFileSeen, readTokenFile } from '../twitch-auth/token-file.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
 import { createRefreshedTokenSaver } from '../twitch-auth/refreshed-token-saver.ts';
 import { isRefreshRefusal, storedTokenAfterRefresh } from '../twitch-auth/token-refresh.ts';
+import { DEFAULT_TWITCH_HTTP_TIMEOUT_MS } from '../twitch-auth/twitch-http-timeout.ts';
+import { isTokenValid } from '../twitch-auth/validate-token.ts';
 import { describeTwitchError } from '../twitch-auth/twitch-error.ts';
 import { twurpleLoggerOptions } from './twurple-logger.ts';
 
@@ -76,7 +85,16 @@ export interface BroadcasterAuthOptions {
   clock?: Clock;
   /** After a token from the file was taken over (e.g. to subscribe again, or send owed statuses). */
   onTokenReloaded?: () => void;
+  /** id.twitch.tv's OAuth base (twitch.oauth.url, or the mock API port's /auth): where the token is checked; absent: it is not. */
+  oauthUrl?: string;
+  /** How often the token in use is checked at /validate, as Twitch asks (hourly). Default one hour. */
+  validateIntervalMs?: number;
+  /** twitch.httpTimeoutSeconds: a check Twitch has not answered by then tells nothing. Default 30 s. */
+  httpTimeoutMs?: number;
 }
+
+/** Twitch asks apps to check their tokens hourly. */
+const DEFAULT_VALIDATE_INTERVAL_MS = 3_600_000;
 
 /** For a host without a token: it watches the token file and starts the redemptions once one is there. */
 export const AUTHORIZE_HINT = 'run `chatskin twitch auth`; the running chatskin picks the token up within seconds and starts the redemptions (no restart needed)';
@@ -211,6 +229,35 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
   // What the file holds now is the token just loaded.
   void checkTokenFile().finally(() => watch.repeat());
 
+  /** The token's regular check (validateIntervalMs), armed anew after each. */
+  let validateTimer: ScheduledTimer | null = null;
+  const validateIntervalMs = options.validateIntervalMs ?? DEFAULT_VALIDATE_INTERVAL_MS;
+  function scheduleValidation(): void {
+    if (stopped || options.oauthUrl === undefined) return;
+    validateTimer = clock.schedule(() => {
+      validateTimer = null;
+      void validate(options.oauthUrl!).finally(scheduleValidation);
+    }, validateIntervalMs);
+  }
+  async function validate(oauthUrl: string): Promise<void> {
+    // Refused for good already: only a new token in the file helps, and the watch takes it.
+    const refused = (): boolean => status.state === 'refresh-failed';
+    if (stopped || refused()) return;
+    const checked = current.accessToken;
+    try {
+      if (await isTokenValid(oauthUrl, checked, options.httpTimeoutMs ?? DEFAULT_TWITCH_HTTP_TIMEOUT_MS)) return;
+    } catch (error) {
+      log.debug(`the broadcaster's token could not be checked (${errorText(error)}); the next check tells`);
+      return;
+    }
+    // Refreshed or taken over meanwhile: that one is checked next time.
+    if (stopped || current.accessToken !== checked || refused()) return;
+    log.info('Twitch no longer accepts the broadcaster\'s token (its hourly check): refreshing it');
+    // A refusal is reported by onRefreshFailure (refused: 'refresh-failed'; a passing fault: tried again).
+    await authProvider.refreshAccessTokenForUser(token.userId).catch(() => {});
+  }
+  scheduleValidation();
+
   return {
     authProvider,
     apiClient,
@@ -225,6 +272,8 @@ export function createBroadcasterAuth(options: BroadcasterAuthOptions): Broadcas
     checkTokenFile,
     stop() {
       stopped = true;
+      validateTimer?.cancel();
+      validateTimer = null;
       saver.stop();
       void watch.stop();
     },

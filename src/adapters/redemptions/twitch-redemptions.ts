@@ -29,7 +29,7 @@ import { missingScopes } from './scopes.ts';
 import { NO_TOKEN_FILE, readTokenFile, tokenFileFingerprint } from '../twitch-auth/token-file.ts';
 import type { StoredTwitchToken } from '../twitch-auth/token-file.ts';
 import { createTokenFileWatch } from '../twitch-auth/token-file-watch.ts';
-import { applyTwurpleMockPort } from '../twitch-auth/twitch-endpoints.ts';
+import { applyTwurpleMockPort, oauthBaseUrl } from '../twitch-auth/twitch-endpoints.ts';
 import { boundTwitchHttp } from '../twitch-auth/twitch-http-timeout.ts';
 
 export type RedemptionsState =
@@ -257,6 +257,8 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
     status.problem = null;
     const auth: BroadcasterAuth = createBroadcasterAuth({
       clientId: twitch.clientId, clientSecret: twitch.clientSecret, tokenFile, token: stored, logger, clock, tokenFileCheckMs,
+      // Checked there hourly, as Twitch asks (id.twitch.tv's /validate).
+      oauthUrl: oauthBaseUrl(settings.oauth.url, twitch.helix.mockServerPort), httpTimeoutMs: twitch.httpTimeoutSeconds * 1000,
       // `chatskin twitch auth` ran while the host runs: carry on with the new token, no restart.
       // (Called asynchronously, after a look at the file: the variables below exist by then.)
       onTokenReloaded: () => {

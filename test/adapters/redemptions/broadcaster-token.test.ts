@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } f
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTokenFile } from '../../../src/adapters/twitch-auth/token-file.ts';
+import { ManualClock } from '../../host/manual-clock.ts';
 import { CHANNEL, CLIENT_ID, openRedemptionWorld, waitUntil } from '../../redemptions/redemption-world.ts';
 import type { RedemptionWorld } from '../../redemptions/redemption-world.ts';
 
@@ -13,7 +14,7 @@ afterEach(async () => {
 });
 
 /** A world whose skin shop sells neon for the reward unlock-neon. */
-async function open(options: { httpTimeoutSeconds?: number } = {}): Promise<RedemptionWorld> {
+async function open(options: { httpTimeoutSeconds?: number; clock?: ManualClock; reconcileIntervalSeconds?: number } = {}): Promise<RedemptionWorld> {
   const world = await openRedemptionWorld({ skinShop: { rewards: { 'unlock-neon': 'neon' } }, rewards: { 'unlock-neon': { title: 'Neon', cost: 5 } }, ...options });
   worlds.push(world);
   return world;
@@ -139,6 +140,53 @@ describe('the broadcaster token', () => {
     await waitUntil(() => !readFileSync(world.tokenFile, 'utf8').includes(world.token.accessToken), 'the refreshed token to be saved');
     const saved = await readTokenFile(world.tokenFile);
     expect(world.helix.tokens.some((t) => t.refreshToken === saved?.refreshToken)).toBe(true);
+  });
+
+  describe('checked hourly at id.twitch.tv/oauth2/validate, as Twitch asks', () => {
+    const HOUR = 3_600_000;
+    /** Started on a clock moved by hand, with no periodic listing within the test to call Helix behind its back. */
+    async function started() {
+      const clock = new ManualClock(Date.now());
+      const world = await open({ clock, reconcileIntervalSeconds: 86_400 });
+      const redemptions = await world.start();
+      await world.settled();
+      const validations = () => world.helix.calls.filter((c) => c.path === '/auth/validate').map((c) => c.status);
+      return { clock, world, redemptions, validations };
+    }
+
+    it('refreshes (and saves) a token the check finds expired, before any call to Twitch is refused', async () => {
+      const { clock, world, redemptions, validations } = await started();
+      await clock.advance(HOUR);
+      await expect.poll(validations).toEqual([200]);
+      expect(world.helix.calls.some((c) => c.path === '/auth/token')).toBe(false);
+
+      world.helix.expireAccessToken(world.token.accessToken);
+      const helixMark = world.helix.calls.filter((c) => !c.path.startsWith('/auth/')).length;
+      await clock.advance(HOUR);
+      await expect.poll(validations).toEqual([200, 401]);
+      await waitUntil(() => !readFileSync(world.tokenFile, 'utf8').includes(world.token.accessToken), 'the refreshed token to be saved');
+      expect(world.helix.calls.filter((c) => c.path === '/auth/token').map((c) => c.status)).toEqual([200]);
+      expect(redemptions.status().auth).toMatchObject({ state: 'ok', refreshes: 1, error: null });
+      // No Helix call was made with the expired token, let alone refused.
+      expect(world.helix.calls.filter((c) => !c.path.startsWith('/auth/')).length).toBe(helixMark);
+    });
+
+    it('once the broadcaster disconnected the app, reports the refused refresh with what to do', async () => {
+      const { clock, world, redemptions, validations } = await started();
+      world.helix.disconnectApp(world.broadcaster.id, CLIENT_ID);
+      await clock.advance(HOUR);
+      await expect.poll(validations).toEqual([401]);
+      await waitUntil(() => redemptions.status().auth?.state === 'refresh-failed', 'the refused refresh to be reported');
+      expect(redemptions.status().auth?.error).toBe(
+        'Twitch refused to refresh the broadcaster\'s token (Twitch answered 400: Invalid refresh token); '
+        + 'run `chatskin twitch auth` to authorize the channel again; the running chatskin takes the new token over within seconds',
+      );
+      // Refused for good: no further check until a new token is taken over.
+      await clock.advance(HOUR);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(validations()).toEqual([401]);
+      expect(world.helix.calls.filter((c) => c.path === '/auth/token').map((c) => c.status)).toEqual([400]);
+    });
   });
 
   it('reports a refresh Twitch refuses in the status and the log, with what to do', async () => {

@@ -152,7 +152,7 @@ class Bench {
       const dir = path.join(this.dir, `host-${++this.#hostRuns}`);
       mkdirSync(dir);
       const script = kind === 'baseline' ? BASELINE_SCRIPT ?? undefined : undefined;
-      consumer = await startChatConsumer({ kind: 'host', port: this.irc.port, dir }, { execArgv, script });
+      consumer = await startChatConsumer({ kind: 'host', port: this.irc.port, oauthUrl: this.irc.oauthUrl, dir }, { execArgv, script });
     } else {
       consumer = await startChatConsumer({ kind, port: this.irc.port, echo }, { execArgv });
     }

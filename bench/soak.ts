@@ -359,6 +359,8 @@ async function main(): Promise<void> {
   helix.registerClient(CLIENT_ID, CLIENT_SECRET);
   const broadcaster = helix.addUser({ login: CHANNEL });
   const token = helix.issueUserToken({ clientId: CLIENT_ID, userId: broadcaster.id, scopes: ['channel:read:redemptions', 'channel:manage:redemptions'] });
+  // The host checks the bot's token at FakeHelix's /validate (twitch.helix.mockServerPort).
+  const botToken = helix.issueUserToken({ clientId: CLIENT_ID, userId: helix.addUser({ login: BOT }).id, scopes: ['chat:read', 'chat:edit'] });
   const tokenFile = path.join(dir, 'twitch', 'broadcaster-token.json');
   await writeTokenFile(tokenFile, {
     version: 1, clientId: CLIENT_ID, userId: broadcaster.id, login: CHANNEL, accessToken: token.accessToken,
@@ -366,7 +368,7 @@ async function main(): Promise<void> {
   });
   const host = await startHost({
     cmd: 'start', dir, ircPort: irc.port, helixPort: helix.port, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET,
-    broadcasterTokenFile: tokenFile, channel: CHANNEL, bot: BOT, otherAccounts: OTHER_ACCOUNTS, apiPerMinute: 600,
+    broadcasterTokenFile: tokenFile, channel: CHANNEL, bot: BOT, botToken: botToken.accessToken, otherAccounts: OTHER_ACCOUNTS, apiPerMinute: 600,
   });
   await irc.waitForJoin(CHANNEL, { timeoutMs: 20_000 });
   console.log(`bench:soak  ${SECONDS} s (first ${WARMUP} s warm-up), sample every ${SAMPLE_SECONDS} s; ${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, Node ${process.version}`);

@@ -1,6 +1,6 @@
 // A reader of the fake Twitch chat in its own process, so it does not share an event loop (or a
 // core) with the fake that floods it. The parent (chat-consumer.ts) says what to run:
-//   { kind: 'host', port, dir }   the whole chatskin (startChatskin: Twitch chat on, built-in
+//   { kind: 'host', port, oauthUrl, dir } the whole chatskin (startChatskin: Twitch chat on, built-in
 //                                 plugins, a SQLite file in `dir`, logs silent)
 //   { kind: 'bare', port, echo }  a bare tmi.js client with the adapter's options; with `echo`
 //                                 it answers `!style show <key>` at once (the latency floor)
@@ -22,7 +22,7 @@ export const BENCH_CHANNEL = 'alice';
 export const BOT_LOGIN = 'chatskinbot';
 
 export type ChatConsumerRequest =
-  | { kind: 'host'; port: number; dir: string }
+  | { kind: 'host'; port: number; oauthUrl: string; dir: string }
   | { kind: 'bare'; port: number; echo: boolean };
 
 export type ChatConsumerCommand = { cmd: 'arm'; count: number } | { cmd: 'stop' };
@@ -108,7 +108,7 @@ class LineCounter {
   }
 }
 
-async function runHost(port: number, dir: string): Promise<void> {
+async function runHost(port: number, oauthUrl: string, dir: string): Promise<void> {
   const config = parseConfig({
     http: { host: '127.0.0.1', port: 0 },
     store: { path: path.join(dir, 'chatskin.sqlite') },
@@ -119,6 +119,8 @@ async function runHost(port: number, dir: string): Promise<void> {
       bot: { login: BOT_LOGIN, token: 'oauth:benchtoken' },
       channels: [BENCH_CHANNEL],
       chat: { server: '127.0.0.1', port, secure: false },
+      // The fixed bot token's check at start (id.twitch.tv's /validate), answered by the fake.
+      oauth: { url: oauthUrl },
       redemptions: { enabled: false },
     },
     log: { level: 'silent' },
@@ -203,6 +205,6 @@ function serve(counter: LineCounter, overlaySocketUrl: string | null, close: () 
 }
 
 process.once('message', async (request: ChatConsumerRequest) => {
-  if (request.kind === 'host') await runHost(request.port, request.dir);
+  if (request.kind === 'host') await runHost(request.port, request.oauthUrl, request.dir);
   else await runBare(request.port, request.echo);
 });

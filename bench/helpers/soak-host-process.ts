@@ -58,6 +58,8 @@ export interface SoakHostRequest {
   broadcasterTokenFile: string;
   channel: string;
   bot: string;
+  /** The bot's user access token (FakeHelix's, which the host checks at its /validate). */
+  botToken: string;
   /** Further premium accounts, each with its own API key. */
   otherAccounts: string[];
   apiPerMinute: number;
@@ -138,7 +140,7 @@ async function start(request: SoakHostRequest): Promise<void> {
     api: { rateLimit: { perMinute: request.apiPerMinute } },
     twitch: {
       enabled: true, clientId: request.clientId, clientSecret: request.clientSecret,
-      bot: { login: request.bot, token: 'oauth:soaktoken' },
+      bot: { login: request.bot, token: request.botToken },
       channels: [request.channel],
       chat: { server: '127.0.0.1', port: request.ircPort, secure: false },
       helix: { mockServerPort: request.helixPort },

@@ -1,6 +1,7 @@
 // What the composition root does with each chat event, as pure mappings: the viewer to register
 // in the service (so entitlements and picked skins find the chatter by Twitch user id) and the
 // event to push to the channel's overlays. Both take any transport's events (Twitch, local).
+import { textTag } from '../host/chat-transport.ts';
 import type { ChatTags, ChatTransportEvent } from '../host/chat-transport.ts';
 import type { ChatBadge, ChatEvent } from '../service/push/protocol.ts';
 
@@ -20,11 +21,12 @@ const MAX_DISPLAY_NAME = 100;
 /**
  * A tag's text, trimmed, with any lone surrogate (half of a character: no UTF-8 has it) made
  * U+FFFD; null when there is none. Twitch's lines come as UTF-8 and hold none, but the local chat
- * takes JSON, where "\ud800" is one.
+ * takes JSON, where "\ud800" is one. A "1" or "0" tmi.js made a boolean is that text (textTag).
  */
 function tagText(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const text = value.trim().toWellFormed();
+  const raw = textTag(value);
+  if (raw === null) return null;
+  const text = raw.trim().toWellFormed();
   return text === '' ? null : text;
 }
 

@@ -4,6 +4,7 @@
 //
 // Roles are ordered: broadcaster > moderator > vip > subscriber > everyone. A command's `role` is
 // the least it needs, so a subscriber-only command also answers VIPs who do not subscribe.
+import { textTag } from './chat-transport.ts';
 import type { ChatTags } from './chat-transport.ts';
 
 export type ChatRole = 'broadcaster' | 'moderator' | 'vip' | 'subscriber' | 'everyone';
@@ -32,9 +33,9 @@ function hasBadge(tags: ChatTags, ...sets: string[]): boolean {
 }
 
 export function chatRoleOf(tags: ChatTags): ChatRole {
-  const roomId = tags['room-id'];
-  const userId = tags['user-id'];
-  if (hasBadge(tags, 'broadcaster') || (typeof roomId === 'string' && roomId !== '' && roomId === userId)) return 'broadcaster';
+  // Both "1" for the chatter whose user id is 1, which tmi.js gives as true.
+  const roomId = textTag(tags['room-id']);
+  if (hasBadge(tags, 'broadcaster') || (roomId !== null && roomId !== '' && roomId === textTag(tags['user-id']))) return 'broadcaster';
   if (flagSet(tags.mod) || tags['user-type'] === 'mod' || hasBadge(tags, 'moderator', 'lead_moderator')) return 'moderator';
   if (flagSet(tags.vip) || hasBadge(tags, 'vip')) return 'vip';
   if (flagSet(tags.subscriber) || hasBadge(tags, 'subscriber', 'founder')) return 'subscriber';

@@ -5,6 +5,8 @@
 /**
  * IRC tags of a PRIVMSG or USERSTATE as tmi.js delivers them: `badges` parsed to set -> version,
  * flags as booleans (tmi.js turns "1"/"0" into true/false; raw "1" strings are accepted too).
+ * tmi.js does that to every tag, text ones too: a user-id, display name or message id "1" comes
+ * as true. Read a text tag with textTag.
  */
 export interface ChatTags {
   badges?: Readonly<Record<string, string | null | undefined>> | null;
@@ -12,13 +14,25 @@ export interface ChatTags {
   subscriber?: boolean | string | null;
   vip?: boolean | string | null;
   'user-type'?: string | null;
-  'room-id'?: string | null;
-  'user-id'?: string | null;
+  'room-id'?: string | boolean | null;
+  'user-id'?: string | boolean | null;
+  /** tmi.js's, from the line's prefix: never turned into a boolean. */
   username?: string | null;
-  'display-name'?: string | null;
+  'display-name'?: string | boolean | null;
   /** The message id (PRIVMSG). */
-  id?: string | null;
+  id?: string | boolean | null;
   [tag: string]: unknown;
+}
+
+/**
+ * A tag Twitch sends as text (an id, a name, a message body), as that text; null when it holds
+ * none. tmi.js (1.8) turns every tag value "1" into true and "0" into false, except
+ * emote-sets, ban-duration and bits, so a chatter whose user-id is "1", or a reply to the
+ * message "0", has a boolean there: turned back. A string costs one type check, as before.
+ */
+export function textTag(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  return value === true ? '1' : value === false ? '0' : null;
 }
 
 export type ChatTransportEvent =

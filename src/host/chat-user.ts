@@ -1,10 +1,13 @@
 // The chatter of a message, from its IRC tags.
 import { chatRoleOf } from './chat-roles.ts';
+import { textTag } from './chat-transport.ts';
 import type { ChatTags } from './chat-transport.ts';
 import type { ChatUser } from './plugin-api.ts';
 
+/** The tag's text, trimmed (a "1" or "0" tmi.js made a boolean too); null when there is none. */
 function tagText(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+  const text = textTag(value)?.trim();
+  return text === undefined || text === '' ? null : text;
 }
 
 /** null when the tags name no chatter (no login). The local chat, without user ids, uses the login. */

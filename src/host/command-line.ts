@@ -1,6 +1,7 @@
 // Which chat lines the commands read, and what of them. Twitch chat carries lines that are not
 // addressed to the bot, and lines with more than the command: those are shown on the overlay as
 // they came, and the router gets only what a command is read from.
+import { textTag } from './chat-transport.ts';
 import type { ChatTags } from './chat-transport.ts';
 import { INVISIBLE } from './typed-text.ts';
 
@@ -36,9 +37,9 @@ function withoutReplyMention(text: string, tags: ChatTags): string {
   const visible = text.replace(INVISIBLE, '');
   if (!visible.startsWith('@')) return text;
   for (const tag of REPLY_PARENT_NAMES) {
-    // tmi.js gives an empty tag as null, and "1" or "0" as a boolean.
-    const name = tags[tag];
-    if (typeof name !== 'string' || name === '') continue;
+    // tmi.js gives an empty tag as null, and "1" or "0" as a boolean (textTag turns it back).
+    const name = textTag(tags[tag]);
+    if (name === null || name === '') continue;
     const end = 1 + name.length;
     if (visible.slice(1, end).toLowerCase() === name.toLowerCase() && (end === visible.length || /\s/.test(visible[end]!))) {
       return text.slice(afterVisible(text, end)).replace(LEADING_BLANKS, '');

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { OverlayStyleClient } from '../client/overlay-style-client.ts';
 import type { Config } from '../config/config-schema.ts';
-import { normalizeChannel } from './chat-transport.ts';
+import { normalizeChannel, textTag } from './chat-transport.ts';
 import type { ChatTransport, ChatTransportEvent } from './chat-transport.ts';
 import { chatUserFromTags } from './chat-user.ts';
 import { commandTextOf } from './command-line.ts';
@@ -275,7 +275,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     // Roles are the account's channel's: a moderator (or broadcaster) of another channel the bot
     // joined has no say over this account's overlay, so there they count as viewers.
     const user = channel === ownChannel || chatter.role === 'everyone' ? chatter : { ...chatter, role: 'everyone' as const };
-    const messageId = typeof event.tags.id === 'string' ? event.tags.id : null;
+    const messageId = textTag(event.tags.id);
     // Every line said for the command (also one its handler did not wait for, and the host's own
     // "failed" line) is waited for by a stop, like the command.
     underWay(router.route({ channel, text, user, messageId }, (line, from) => underWay(queues.get(transport)!.enqueue(channel, line, from)))

@@ -9,7 +9,7 @@ import {
 } from '../adapters/index.ts';
 import type { LocalChatOptions, LocalChatTransport, TwitchChatTransport } from '../adapters/index.ts';
 import type { Config } from '../config/index.ts';
-import { normalizeChannel } from '../host/index.ts';
+import { normalizeChannel, textTag } from '../host/index.ts';
 import type { ChatTransport } from '../host/index.ts';
 import type { PushGateway } from '../service/push/push-gateway.ts';
 import { storageFaultOf, storageFaultText } from '../service/store/storage-fault.ts';
@@ -103,9 +103,11 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
     if (!registersViewers || event.type !== 'message' || event.self) return;
     // The filter looks at the tags as sent; only a chatter it has not seen (or renamed) is checked
     // and normalized (viewerIdentityOf), which on every line cost more than the lookup itself.
-    const { 'user-id': twitchUserId, username: login, 'display-name': displayName } = event.tags;
-    if (typeof twitchUserId !== 'string' || typeof login !== 'string') return;
-    if (!seen.needsRegistering({ twitchUserId, login, displayName: typeof displayName === 'string' ? displayName : undefined })) return;
+    // textTag: a user id or display name "1" comes from tmi.js as true.
+    const twitchUserId = textTag(event.tags['user-id']);
+    const login = event.tags.username;
+    if (twitchUserId === null || typeof login !== 'string') return;
+    if (!seen.needsRegistering({ twitchUserId, login, displayName: textTag(event.tags['display-name']) ?? undefined })) return;
     const viewer = viewerIdentityOf(event);
     if (viewer) registrations.add(viewer);
   });

@@ -107,12 +107,24 @@ export const badgesTag: fc.Arbitrary<string> = fc.array(badgeEntry, { maxLength:
   .map((entries) => escapeValue(entries.join(',')))
   .chain((value) => fc.oneof({ weight: 5, arbitrary: fc.constant(value) }, { weight: 1, arbitrary: wireValue(fc.constantFrom('moderator/1', ',', '/', 'a')) }));
 
-/** `display-name`: the login's case, a localized name, spaces, escapes, direction and zero-width characters. */
-export const displayNameTag: fc.Arbitrary<string> = wireValue(fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom('Alice', 'alice', 'ALICE_99', 'Bob', '小明', 'Ünal', 'שרה', 'أحمد', 'x') },
-  { weight: 2, arbitrary: fc.constantFrom(...INVISIBLES) },
-  { weight: 1, arbitrary: fc.constantFrom(' ', '\u00a0', '<b>Mod</b>', '&amp;', '😀', '\u0301', 'a'.repeat(120)) },
-), 6);
+/**
+ * Values tmi.js (1.8) turns into true and false whatever the tag: a text tag holding one of them
+ * must still be read as that text.
+ */
+export const ONE_OR_ZERO = fc.constantFrom('1', '0');
+
+/** `display-name`: the login's case, a localized name, spaces, escapes, direction and zero-width characters, "1" or "0". */
+export const displayNameTag: fc.Arbitrary<string> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: wireValue(fc.oneof(
+      { weight: 5, arbitrary: fc.constantFrom('Alice', 'alice', 'ALICE_99', 'Bob', '小明', 'Ünal', 'שרה', 'أحمد', 'x') },
+      { weight: 2, arbitrary: fc.constantFrom(...INVISIBLES) },
+      { weight: 1, arbitrary: fc.constantFrom(' ', '\u00a0', '<b>Mod</b>', '&amp;', '😀', '\u0301', 'a'.repeat(120)) },
+    ), 6),
+  },
+  { weight: 1, arbitrary: ONE_OR_ZERO },
+);
 
 export const colorTag: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('', '#1E90FF', '#ff0000', '#000000') },
@@ -122,7 +134,8 @@ export const colorTag: fc.Arbitrary<string> = fc.oneof(
 
 export const userIdTag: fc.Arbitrary<string | undefined> = fc.oneof(
   { weight: 6, arbitrary: fc.bigInt({ min: 1n, max: 10n ** 12n }).map(String) },
-  { weight: 2, arbitrary: fc.constantFrom(undefined, '', '0', '1', 'abc', '-5', '1e5', '12.5', ' 42', '٤٢', '9'.repeat(40), '00012') },
+  { weight: 1, arbitrary: ONE_OR_ZERO },
+  { weight: 2, arbitrary: fc.constantFrom(undefined, '', 'abc', '-5', '1e5', '12.5', ' 42', '٤٢', '9'.repeat(40), '00012') },
 );
 
 export const tmiSentTsTag: fc.Arbitrary<string | undefined> = fc.oneof(
@@ -132,7 +145,8 @@ export const tmiSentTsTag: fc.Arbitrary<string | undefined> = fc.oneof(
 
 export const messageIdTag: fc.Arbitrary<string | undefined> = fc.oneof(
   { weight: 6, arbitrary: fc.uuid() },
-  { weight: 1, arbitrary: fc.constantFrom(undefined, '', '0', '1', 'x', '<b>', '\\s') },
+  { weight: 1, arbitrary: ONE_OR_ZERO },
+  { weight: 1, arbitrary: fc.constantFrom(undefined, '', 'x', '<b>', '\\s') },
 );
 
 /** The chatter's login as the line's prefix names it (`nick!nick@nick.tmi.twitch.tv`). */
@@ -161,7 +175,7 @@ export function privmsgLine(channel: string): fc.Arbitrary<PrivmsgLine> {
       'first-msg': fc.constantFrom('0', '1', ''),
       id: messageIdTag,
       mod: fc.constantFrom('0', '1', 'x'),
-      'room-id': fc.constantFrom('40286300', '', 'x'),
+      'room-id': fc.constantFrom('40286300', '', 'x', '1', '0'),
       subscriber: fc.constantFrom('0', '1'),
       'tmi-sent-ts': tmiSentTsTag,
       'user-id': userIdTag,
@@ -184,8 +198,8 @@ export function formatPrivmsg({ tags, login, channel, text }: PrivmsgLine): stri
  * their target ids or params missing, lines without a text, commands without a channel.
  */
 export function oddLine(channel: string): fc.Arbitrary<string> {
-  const msgId = fc.oneof(fc.uuid(), fc.constantFrom('', 'x', '\\s'));
-  const userId = fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 10n }).map(String), fc.constantFrom('', 'abc'));
+  const msgId = fc.oneof(fc.uuid(), ONE_OR_ZERO, fc.constantFrom('', 'x', '\\s'));
+  const userId = fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 10n }).map(String), ONE_OR_ZERO, fc.constantFrom('', 'abc'));
   return fc.oneof(
     msgId.map((id) => `@login=alice;target-msg-id=${id};tmi-sent-ts=1 :tmi.twitch.tv CLEARMSG #${channel} :gone`),
     fc.constant(`@login=alice;tmi-sent-ts=1 :tmi.twitch.tv CLEARMSG #${channel} :gone`),

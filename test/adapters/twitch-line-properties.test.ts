@@ -5,7 +5,8 @@
 // (chat-event-mapping.ts). Fuzzed: emotes tags with ranges out of the text, overlapping, reversed,
 // not numbers or thousands of them; badges and badge-info with escapes, empty or malformed entries
 // and unknown sets; display names with spaces, escapes, direction and zero-width characters;
-// colours that are no hex; user ids missing or not numbers; tmi-sent-ts garbage; text with
+// colours that are no hex; user ids missing or not numbers; ids and names "1" and "0" (which
+// tmi.js turns into true and false); tmi-sent-ts garbage; text with
 // controls, markup, emoji sequences, malformed /me (ACTION) lines, past 500 characters or only
 // spaces; CLEARCHAT and CLEARMSG without their target ids, and lines missing their params.
 // Checked, for every line:
@@ -16,7 +17,8 @@
 // - a real chatter's line (an id, a numeric user id, a login) is shown and its chatter registered
 //   with a Twitch login and a display name the service keeps; one with no usable user id or
 //   login is registered with none (viewerIdentityOf's null), never with a made-up one;
-// - a deletion or a clear of a user reaches the overlay only with the id it names.
+// - a deletion or a clear of a user reaches the overlay only with the id it names, and always
+//   when it names one.
 // Run counts stay modest: each line is a round trip over a local WebSocket.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,9 +80,16 @@ describe('Twitch lines fuzzed through the real tmi.js to the overlay event and t
       expect(event.text).toBe(action === null ? sent : action[1]);
 
       const shown = overlayChatEventOf(event);
-      const realChatter = /^[0-9a-f-]{36}$/.test(line.tags.id ?? '') && /^[1-9][0-9]{1,31}$/.test(line.tags['user-id'] ?? '') && /^[a-z0-9_]{1,25}$/.test(line.login) && line.login !== 'jtv';
+      // Ids and names "1" and "0" count: tmi.js gives them as true and false, read back as the text.
+      const realChatter = /^(?:[0-9a-f-]{36}|[01])$/.test(line.tags.id ?? '') && /^[1-9][0-9]{0,31}$/.test(line.tags['user-id'] ?? '') && /^[a-z0-9_]{1,25}$/.test(line.login) && line.login !== 'jtv';
+      const oneOrZeroName = line.tags['display-name'] === '1' || line.tags['display-name'] === '0' ? line.tags['display-name'] : null;
       if (realChatter) expect(shown).not.toBeNull();
       if (shown !== null) expectWellFormedChatEvent(shown);
+      if (shown?.type === 'message') {
+        expect(shown.id).toBe(line.tags.id);
+        expect(shown.userId).toBe(line.tags['user-id']);
+        if (oneOrZeroName !== null) expect(shown.displayName).toBe(oneOrZeroName);
+      }
 
       const viewer = viewerIdentityOf(event);
       if (realChatter) expect(viewer).not.toBeNull();
@@ -88,6 +97,7 @@ describe('Twitch lines fuzzed through the real tmi.js to the overlay event and t
         expectSaneViewer(viewer);
         expect(viewer.twitchUserId).toBe(line.tags['user-id']);
         expect(viewer.login).toBe(line.login.toLowerCase());
+        if (oneOrZeroName !== null) expect(viewer.displayName).toBe(oneOrZeroName);
       }
     }), { numRuns: 150 });
   });
@@ -95,6 +105,16 @@ describe('Twitch lines fuzzed through the real tmi.js to the overlay event and t
   it('survives moderation and other lines with missing ids or params, and pushes removals only with the id they name', async () => {
     await fc.assert(fc.asyncProperty(fc.array(oddLine(CHANNEL), { minLength: 1, maxLength: 4 }), async (lines) => {
       const events = await eventsOf(lines);
+      // Each CLEARMSG or CLEARCHAT naming a message or user (a "1" or "0" too) removes exactly that one.
+      const named = lines.flatMap((raw): Array<{ type: string; messageId?: string; userId?: string }> => {
+        const target = /^@(?:[^ ]*;)?target-(msg|user)-id=([^; ]+)[; ].* (?:CLEARMSG|CLEARCHAT) #/.exec(raw);
+        if (target === null) return [];
+        const id = target[2]!.replaceAll('\\s', ' ');
+        return [target[1] === 'msg' ? { type: 'message-deleted', messageId: id } : { type: 'user-cleared', userId: id }];
+      });
+      const removals = events.flatMap((event): Array<{ type: string; messageId?: string; userId?: string }> => (event.type === 'message-deleted' ? [{ type: event.type, messageId: event.messageId }]
+        : event.type === 'user-cleared' ? [{ type: event.type, userId: event.userId }] : []));
+      expect(removals).toEqual(named);
       for (const event of events) {
         const shown = overlayChatEventOf(event);
         if (shown !== null) expectWellFormedChatEvent(shown);

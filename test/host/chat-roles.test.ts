@@ -14,6 +14,12 @@ describe('chatRoleOf (tmi.js tags)', () => {
     expect(chatRoleOf(chatTags('streamer', { 'user-id': ROOM_ID }))).toBe('broadcaster');
   });
 
+  it('room-id and user-id both "1", which tmi.js gives as true, make the broadcaster; "1" and "0" do not', () => {
+    expect(chatRoleOf(chatTags('streamer', { 'room-id': true, 'user-id': true }))).toBe('broadcaster');
+    expect(chatRoleOf(chatTags('streamer', { 'room-id': true, 'user-id': '1' }))).toBe('broadcaster');
+    expect(chatRoleOf(chatTags('viewer', { 'room-id': true, 'user-id': false }))).toBe('everyone');
+  });
+
   it('the moderator badge, the mod flag (boolean or raw "1") and user-type mod each make a moderator', () => {
     expect(chatRoleOf(moderatorTags())).toBe('moderator');
     expect(chatRoleOf(chatTags('m1', { badges: { moderator: '1' } }))).toBe('moderator');

@@ -101,6 +101,31 @@ describe('chat lines as real clients send them (real tmi.js against the fake ser
     await expectNoAnswerSince(since);
   });
 
+  // tmi.js 1.8 turns every tag value "1" into true and "0" into false, ids and names too.
+  it('shows, registers and answers the chatter whose user id is "1", which tmi.js gives as true', async () => {
+    const overlay = await watchDefaultOverlay(world.running);
+    try {
+      const viewer = { login: 'first_viewer', userId: '1' };
+      // A line with no command: only the chat's own registration makes the chatter a viewer.
+      const { id } = say(viewer, 'hello, I am number one');
+      const shown = await overlay.waitFor((f) => f.type === 'chat' && f.event.type === 'message' && f.event.id === id);
+      expect(shown).toMatchObject({ event: { userId: '1', login: 'first_viewer' } });
+      await expect.poll(async () => (await world.running.service.findViewer('first_viewer'))?.twitchUserId).toBe('1');
+      const since = world.irc.privmsgs.length;
+      say(viewer, '!skin none');
+      expect((await world.botSaid(/^@first_viewer /, since)).text).toBe('@first_viewer you had no skin picked.');
+    } finally {
+      overlay.socket.close();
+    }
+  });
+
+  it('runs the command a reply carries after the "@1 " of a chatter whose display name is "1"', async () => {
+    const since = world.irc.privmsgs.length;
+    const parent = { id: 'parent-one', user: { login: 'number_one', displayName: '1' }, text: '1' };
+    world.irc.sendPrivmsg('#alice', MOD, '@1 !style bubble.width 311', { replyTo: parent });
+    expect((await world.botSaid(/^@modguy /, since)).text).toBe('@modguy bubble.width is now 311.');
+  });
+
   it('runs no command from a line sent in a Shared Chat partner channel, even one of its own moderators', async () => {
     const before = await width();
     const since = world.irc.privmsgs.length;

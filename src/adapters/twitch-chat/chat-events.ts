@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import type { ChatListeners } from '../chat-listeners.ts';
-import { normalizeChannel } from '../../host/chat-transport.ts';
+import { normalizeChannel, textTag } from '../../host/chat-transport.ts';
 import type { ChatTags } from '../../host/chat-transport.ts';
 import { createNoticeHandler } from './notices.ts';
 import type { OwnLineEcho } from './own-line-echo.ts';
@@ -123,14 +123,17 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
     }
   };
 
+  // The tags' text is read with textTag: tmi.js gives any tag "1" or "0" as a boolean, ids too.
+
   // A real tmi.js event that @types/tmi.js does not list.
   const onGlobalUserstate = (tags: Record<string, unknown>): void => {
-    if (typeof tags['user-id'] === 'string') botUserId = tags['user-id'];
+    const userId = textTag(tags['user-id']);
+    if (userId !== null) botUserId = userId;
   };
 
   const userCleared = (rawChannel: string, tags: tmi.TimeoutUserstate | tmi.BanUserstate): void => {
-    const userId: unknown = tags['target-user-id'];
-    if (typeof userId === 'string' && userId !== '') listeners.emit({ type: 'user-cleared', channel: normalizeChannel(rawChannel), userId });
+    const userId = textTag(tags['target-user-id']);
+    if (userId !== null && userId !== '') listeners.emit({ type: 'user-cleared', channel: normalizeChannel(rawChannel), userId });
   };
 
   return {
@@ -139,12 +142,13 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
       // tmi.js gives a line with bits only as `cheer`, never as `message`.
       client.on('cheer', ifCurrent((rawChannel: string, tags: tmi.ChatUserstate, text: string) => onMessage(rawChannel, tags, text, false)));
       client.on('globaluserstate' as never, ifCurrent(onGlobalUserstate) as never);
-      client.on('roomstate', ifCurrent((rawChannel: string, tags: { 'room-id'?: string }) => {
-        if (typeof tags['room-id'] === 'string') roomIds.set(normalizeChannel(rawChannel), tags['room-id']);
+      client.on('roomstate', ifCurrent((rawChannel: string, tags: { 'room-id'?: unknown }) => {
+        const roomId = textTag(tags['room-id']);
+        if (roomId !== null) roomIds.set(normalizeChannel(rawChannel), roomId);
       }));
       client.on('messagedeleted', ifCurrent((rawChannel: string, _login: string, _text: string, tags: tmi.DeleteUserstate) => {
-        const messageId: unknown = tags['target-msg-id'];
-        if (typeof messageId === 'string' && messageId !== '') {
+        const messageId = textTag(tags['target-msg-id']);
+        if (messageId !== null && messageId !== '') {
           listeners.emit({ type: 'message-deleted', channel: normalizeChannel(rawChannel), messageId });
         }
       }));

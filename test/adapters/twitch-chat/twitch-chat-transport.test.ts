@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTwitchChatTransport, TwitchChatError } from '../../../src/adapters/twitch-chat/twitch-chat-transport.ts';
 import type { TwitchChatOptions, TwitchChatState, TwitchChatTransport } from '../../../src/adapters/twitch-chat/twitch-chat-transport.ts';
 import { twitchChatOptionsFromConfig } from '../../../src/adapters/twitch-chat/twitch-chat-config.ts';
+import { overlayChatEventOf, viewerIdentityOf } from '../../../src/adapters/chat-event-mapping.ts';
 import { chatRoleOf } from '../../../src/host/chat-roles.ts';
 import { createReplyQueue } from '../../../src/host/reply-queue.ts';
 import { systemClock } from '../../../src/host/clock.ts';
@@ -146,6 +147,33 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(await recorder.next('user-cleared', (event) => event.userId === '999')).toEqual({ type: 'user-cleared', channel: CHANNEL, userId: '999' });
     irc.clearChat(CHANNEL);
     expect(await recorder.next('chat-cleared')).toEqual({ type: 'chat-cleared', channel: CHANNEL });
+  });
+
+  it('reads ids and names "1" and "0", which tmi.js gives as true and false, as that text', async () => {
+    // tmi.js 1.8 turns every tag value "1" into true and "0" into false, ids too: the chatter
+    // with user id 1 was neither shown nor registered, nor the broadcaster in a channel of room id 1.
+    await irc.close();
+    irc = await FakeTwitchIrc.start({ roomIds: { [CHANNEL]: '1' }, userIds: { [CHANNEL]: '1', [BOT]: '0' } });
+    const { transport, recorder } = await connected();
+
+    const streamer = irc.sendPrivmsg(CHANNEL, { login: CHANNEL, displayName: '1' }, 'hello chat', { id: '0' });
+    const line = await recorder.next('message', (event) => event.text === 'hello chat');
+    expect(chatRoleOf(line.tags)).toBe('broadcaster');
+    expect(streamer.tags['badges']).toBe('');
+    expect(overlayChatEventOf(line)).toMatchObject({ type: 'message', id: '0', userId: '1', login: CHANNEL, displayName: '1' });
+    expect(viewerIdentityOf(line)).toEqual({ twitchUserId: '1', login: CHANNEL, displayName: '1' });
+
+    // The bot's own line, shown once Twitch accepted it, carries its user id from GLOBALUSERSTATE.
+    await transport.say(CHANNEL, 'hi from the bot');
+    const own = await recorder.next('message', (event) => event.self && event.text === 'hi from the bot');
+    expect(overlayChatEventOf(own)).toMatchObject({ type: 'message', userId: '0', login: BOT });
+
+    irc.deleteMessage(CHANNEL, { login: CHANNEL, targetMsgId: '1', text: 'hello chat' });
+    expect(await recorder.next('message-deleted')).toEqual({ type: 'message-deleted', channel: CHANNEL, messageId: '1' });
+    irc.timeoutUser(CHANNEL, { login: 'zero', userId: '0' }, 600);
+    expect(await recorder.next('user-cleared', (event) => event.userId === '0')).toEqual({ type: 'user-cleared', channel: CHANNEL, userId: '0' });
+    irc.banUser(CHANNEL, { login: CHANNEL });
+    expect(await recorder.next('user-cleared', (event) => event.userId === '1')).toEqual({ type: 'user-cleared', channel: CHANNEL, userId: '1' });
   });
 
   it('skips a line tmi.js throws on (a PRIVMSG or NOTICE without its text) with a warning, and reads the lines after it', async () => {

@@ -5,6 +5,8 @@
 import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import type { ChatListeners } from '../chat-listeners.ts';
+import type { Clock, ScheduledTimer } from '../../host/clock.ts';
+import { FixedWindowLimiter } from '../../service/http/fixed-window-limiter.ts';
 import { normalizeChannel, textTag } from '../../host/chat-transport.ts';
 import type { ChatTags } from '../../host/chat-transport.ts';
 import { createNoticeHandler } from './notices.ts';
@@ -13,6 +15,9 @@ import { tapParsedLines } from './parsed-line-tap.ts';
 import type { RawIrcMessage } from './parsed-line-tap.ts';
 import type { SendPause } from './send-pause.ts';
 import type { TwitchChatIdentity } from './twitch-chat-options.ts';
+
+/** At most one warning per this many ms of the lines tmi.js could not read (a flood of them would flood the log). */
+export const UNREADABLE_LINE_WARNING_MS = 60_000;
 
 /** How Twitch reads a line the bot sent as "/me ..." (or ".me ..."): an action, shown without the command. */
 const ACTION_LINE = /^\s*[/.]me\s+(\S[\s\S]*)$/i;
@@ -28,6 +33,8 @@ export interface ChatEventsOptions {
   pause: SendPause;
   rateLimitPauseMs: number;
   logger: Logger;
+  /** Time for the window of the unreadable-line warnings. */
+  clock: Clock;
   /** Twitch sent RECONNECT: the drop that follows is expected. */
   onReconnectAsked(): void;
   /** Twitch refused to join `channel` (channel-joins.ts); false if the bot is in it. */
@@ -37,11 +44,63 @@ export interface ChatEventsOptions {
 export interface ChatEvents {
   /** Listens to a new client's chat; `ifCurrent` keeps a client given up on from being heard. */
   attach(client: tmi.Client, ifCurrent: IfCurrentClient): void;
+  /** The transport stops: the lines skipped since the last warning are told now. */
+  stop(): void;
+}
+
+/**
+ * The warnings for lines tmi.js could not read (parsed-line-tap.ts), at most one per
+ * UNREADABLE_LINE_WARNING_MS (the window of a FixedWindowLimiter of 1): the first names its
+ * command; the lines after it in its window are counted, and told in one warning when the window
+ * ends (the next one's warning: while they keep coming, one a window).
+ */
+function unreadableLineWarnings(logger: Logger, clock: Clock): { skipped(error: unknown, command: string): void; stop(): void } {
+  const windows = new FixedWindowLimiter({ limit: 1, windowMs: UNREADABLE_LINE_WARNING_MS, now: () => clock.now(), maxKeys: 1 });
+  /** Lines skipped since the last warning, the last one's command and error. */
+  let unreported = 0;
+  let last: { command: string; error: unknown } = { command: '', error: null };
+  let timer: ScheduledTimer | null = null;
+  const summarize = (): void => {
+    if (unreported === 0) return;
+    const lines = unreported === 1 ? '1 more line' : `${unreported} more lines`;
+    logger.warn({ err: last.error, command: last.command, skipped: unreported },
+      `Twitch sent ${lines} tmi.js could not read since the last such warning (the last a ${last.command}): skipped ${unreported === 1 ? 'it' : 'them'}`);
+    unreported = 0;
+  };
+  const windowEnded = (): void => {
+    // Takes the next window, so that a line still coming in it is counted, not warned of at once.
+    const state = windows.hit('');
+    if (state.allowed) {
+      timer = null;
+      summarize();
+    } else {
+      timer = clock.schedule(windowEnded, Math.max(1, state.resetAt - clock.now()));
+    }
+  };
+  return {
+    skipped(error, command) {
+      const state = windows.hit('');
+      if (state.allowed) {
+        logger.warn({ err: error, command },
+          `Twitch sent a ${command} line tmi.js could not read: skipped it (more such lines are counted and told at most once a minute)`);
+        return;
+      }
+      unreported += 1;
+      last = { command, error };
+      if (timer === null) timer = clock.schedule(windowEnded, Math.max(1, state.resetAt - clock.now()));
+    },
+    stop() {
+      timer?.cancel();
+      timer = null;
+      summarize();
+    },
+  };
 }
 
 export function createChatEvents(options: ChatEventsOptions): ChatEvents {
   const { channels, identity, listeners, echo, onReconnectAsked } = options;
   const onNotice = createNoticeHandler(options);
+  const unreadable = unreadableLineWarnings(options.logger, options.clock);
   // The bot's own lines shown as chat carry these: Twitch gives them on login (GLOBALUSERSTATE)
   // and on each join (ROOMSTATE).
   let botUserId: string | null = null;
@@ -157,9 +216,8 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
       client.on('clearchat', ifCurrent((rawChannel: string) => {
         listeners.emit({ type: 'chat-cleared', channel: normalizeChannel(rawChannel) });
       }));
-      tapParsedLines(client, ifCurrent(onRawMessage), (error, command) => {
-        options.logger.warn({ err: error, command }, `Twitch sent a ${command} line tmi.js could not read: skipped it`);
-      });
+      tapParsedLines(client, ifCurrent(onRawMessage), unreadable.skipped);
     },
+    stop: unreadable.stop,
   };
 }

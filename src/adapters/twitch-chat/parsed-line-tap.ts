@@ -20,7 +20,8 @@ export interface RawIrcMessage {
  * tmi.js throws on some lines Twitch could send malformed (a PRIVMSG or NOTICE without its text:
  * it reads the missing text), from inside the WebSocket's message event, where nothing catches
  * it: an uncaught exception, which stops chatskin, and the lines after it in the same frame were
- * lost. Such a line is skipped instead, and `onFailure` told (with the line's command).
+ * lost. Such a line is skipped instead, and `onFailure` told (with the line's command); the
+ * transport warns of those at most once a minute (chat-events.ts), as a server could send thousands.
  */
 export function tapParsedLines(
   client: tmi.Client,

@@ -3,6 +3,7 @@
 // rather than as a refused login or a connection that never comes up.
 import { normalizeChannel } from '../../host/chat-transport.ts';
 import type { ChatRateLimits } from '../../host/chat-transport.ts';
+import type { Clock } from '../../host/clock.ts';
 import { resolveReconnectBackoff } from './reconnect-backoff.ts';
 import type { ReconnectBackoff } from './reconnect-backoff.ts';
 import { TwitchChatError } from './twitch-chat-error.ts';
@@ -90,6 +91,8 @@ export interface TwitchChatOptions {
   pingIntervalMs?: number;
   /** How long Twitch may take to answer that PING before the connection is taken for dead, dropped and replaced. Default 10 s. */
   pingTimeoutMs?: number;
+  /** Time for the once-a-minute warning of the lines tmi.js could not read (chat-events.ts). Default the system clock. */
+  clock?: Clock;
   limits?: ChatRateLimits;
 }
 

@@ -35,6 +35,7 @@ import { createChatListeners } from '../chat-listeners.ts';
 import { CHAT_MESSAGE_MAX_LENGTH, CONNECTION_LOST, normalizeChannel, TWITCH_CHAT_LIMITS } from '../../host/chat-transport.ts';
 import type { ChatTransport } from '../../host/chat-transport.ts';
 import { errorText } from '../../host/error-text.ts';
+import { systemClock } from '../../host/clock.ts';
 import { createChannelJoins } from './channel-joins.ts';
 import { createChatEvents } from './chat-events.ts';
 import { ConnectionCheck } from './connection-check.ts';
@@ -387,6 +388,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
 
   const chatEvents = createChatEvents({
     channels, identity, listeners, echo, pause, rateLimitPauseMs, logger, onReconnectAsked, joinRefused: joins.joinRefused,
+    clock: options.clock ?? systemClock,
   });
 
   const createClient = (): tmi.Client => {
@@ -502,6 +504,7 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
           ]);
         }
         forgetConnection();
+        chatEvents.stop();
         // A refreshed token is still saved (Twitch may have replaced the refresh token), within reason.
         await Promise.race([tokens?.stop(), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
         setState('disconnected', null);

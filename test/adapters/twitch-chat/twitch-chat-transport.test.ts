@@ -12,6 +12,7 @@ import type { TwitchConfig } from '../../../src/config/config-schema.ts';
 import { FakeTwitchIrc } from '../../fakes/fake-twitch-irc.ts';
 import { createHost } from '../../../src/host/host.ts';
 import { captureLogs, LEVEL } from '../../host/log-capture.ts';
+import { ManualClock } from '../../host/manual-clock.ts';
 import { createPluginFolders } from '../../host/plugin-folders.ts';
 import type { PluginFolders } from '../../host/plugin-folders.ts';
 import { unusedOverlayClient } from '../../host/unused-overlay-client.ts';
@@ -187,11 +188,56 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     ].join('\r\n'), CHANNEL);
     expect((await recorder.next('message')).text).toBe('still here');
     expect(transport.state).toBe('connected');
-    const warnings = logs.entries.filter((entry) => entry.level === LEVEL.warn).map((entry) => entry.msg);
-    expect(warnings).toEqual([
-      'Twitch sent a PRIVMSG line tmi.js could not read: skipped it',
-      'Twitch sent a NOTICE line tmi.js could not read: skipped it',
+    // The NOTICE, in the same minute, is counted, and told when the transport stops.
+    const warnings = () => logs.entries.filter((entry) => entry.level === LEVEL.warn).map((entry) => entry.msg);
+    expect(warnings()).toEqual([
+      'Twitch sent a PRIVMSG line tmi.js could not read: skipped it (more such lines are counted and told at most once a minute)',
     ]);
+    await transport.stop();
+    expect(warnings()).toEqual([
+      'Twitch sent a PRIVMSG line tmi.js could not read: skipped it (more such lines are counted and told at most once a minute)',
+      'Twitch sent 1 more line tmi.js could not read since the last such warning (the last a NOTICE): skipped it',
+    ]);
+  });
+
+  it('warns of a flood of lines tmi.js cannot read once, then once a minute with how many were skipped, and reads chat meanwhile', async () => {
+    const clock = new ManualClock();
+    const { transport, recorder, logs } = await connected({ clock });
+    const warnings = () => logs.entries.filter((entry) => entry.level === LEVEL.warn);
+    const broken = (count: number) => Array.from({ length: count }, (_, i) => `@id=bad${i};user-id=5 :alice!alice@alice.tmi.twitch.tv PRIVMSG #somechannel`);
+    const sendThenChat = async (lines: string[], text: string) => {
+      irc.sendRaw([...lines, `@id=ok-${lines.length};user-id=5 :alice!alice@alice.tmi.twitch.tv PRIVMSG #somechannel :${text}`].join('\r\n'), CHANNEL);
+      expect((await recorder.next('message', (event) => event.text === text)).text).toBe(text);
+    };
+
+    await sendThenChat(broken(1_000), 'still here');
+    await sendThenChat([':tmi.twitch.tv NOTICE #somechannel', ...broken(499)], 'and here');
+    expect(warnings().map((entry) => [entry.msg, entry['command']])).toEqual([
+      ['Twitch sent a PRIVMSG line tmi.js could not read: skipped it (more such lines are counted and told at most once a minute)', 'PRIVMSG'],
+    ]);
+
+    // A minute after the first: one warning for the 1,499 lines since, while they keep coming.
+    await clock.advance(59_999);
+    expect(warnings()).toHaveLength(1);
+    await clock.advance(1);
+    expect(warnings().slice(1).map((entry) => [entry.msg, entry['skipped']])).toEqual([
+      ['Twitch sent 1499 more lines tmi.js could not read since the last such warning (the last a PRIVMSG): skipped them', 1_499],
+    ]);
+    await sendThenChat(broken(300), 'in the next minute');
+    await clock.advance(30_000);
+    expect(warnings()).toHaveLength(2);
+    await clock.advance(30_000);
+    expect(warnings().slice(2).map((entry) => entry['skipped'])).toEqual([300]);
+
+    // A minute with none: nothing to tell; the next line is warned of at once, with its command.
+    await clock.advance(120_000);
+    expect(warnings()).toHaveLength(3);
+    await sendThenChat([':tmi.twitch.tv NOTICE #somechannel'], 'later');
+    expect(warnings().slice(3).map((entry) => entry.msg)).toEqual([
+      'Twitch sent a NOTICE line tmi.js could not read: skipped it (more such lines are counted and told at most once a minute)',
+    ]);
+    expect(transport.state).toBe('connected');
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it("reports the bot's USERSTATE, so the reply queue learns it is a moderator", async () => {

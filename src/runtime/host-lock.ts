@@ -9,7 +9,8 @@
 // so there is no stale lock to clean up after a crash. The file itself stays (removing it while
 // another process waits on it would let a third one in). It sits beside the database's real path,
 // symbolic links resolved, so that two spellings of one file (a linked folder, a link to the file)
-// meet at one lock; hard links are not told apart.
+// meet at one lock. A hard link would escape it (a lock file beside each name), but no command
+// opens a database file with more than one name (refuseHardLinkedFile, sqlite-store.ts).
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';

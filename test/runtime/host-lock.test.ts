@@ -1,6 +1,6 @@
 // One `chatskin start` per store: a second host on the same database is refused, naming the file,
 // while the admin commands still share it; the lock goes with the process however it ends.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +68,40 @@ describe('one host per store', () => {
     // The lock sits beside the real file, none beside the links.
     expect(existsSync(`${store}.lock`)).toBe(true);
     expect(existsSync(join(dir, 'real', 'link.sqlite.lock'))).toBe(false);
+  });
+
+  it('refuses a database file with a second hard link, by either name, for a host and an admin command alike; one name again, it starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatskin-lock-'));
+    mkdirSync(join(dir, 'other'));
+    const store = join(dir, 'db.sqlite');
+    const linked = join(dir, 'other', 'db.sqlite');
+    await start(configOn(store));
+    // Made while the first host runs: a second host by the other name would have its own lock
+    // file (and its own -wal), beside that name.
+    linkSync(store, linked);
+    const refusedLine = (name: string) => `The database ${name} has 2 names (hard links): SQLite keeps its -wal file beside each name, so programs opening it by different names `
+      + 'miss each other\'s writes and damage it, and two `chatskin start` could serve it at once. Keep one name: delete the other links '
+      + `(\`find / -samefile ${name} 2>/dev/null\` lists them), or make a second name a symbolic link (ln -s).`;
+    const refusal = await startChatskin(configOn(linked), { logger: pino({ level: 'silent' }), stdin: null }).then(() => undefined, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(StoreOpenError);
+    expect((refusal as Error).message).toBe(refusedLine(linked));
+    for (const name of [linked, store]) {
+      await expect(openService(configOn(name), { adminCommand: true }), name).rejects.toThrow(refusedLine(name));
+    }
+    expect(existsSync(`${linked}-wal`)).toBe(false);
+    // The real command line says so in one line.
+    const config = join(dir, 'linked.yaml');
+    writeFileSync(config, [
+      'http: { host: 127.0.0.1, port: 0 }', `store: { path: ${JSON.stringify(linked)} }`,
+      'channel: { login: alice }', 'localChat: { enabled: false }', 'log: { level: warn }',
+    ].join('\n'));
+    const cli = await runCli(['start', '--config', config], { cwd: dir, killAfterMs: 20_000 });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr.trim().split('\n')).toEqual([expect.stringContaining(refusedLine(linked))]);
+
+    await running.splice(0)[0]!.close();
+    unlinkSync(store);
+    await start(configOn(linked));
   });
 
   it('a host killed outright leaves no lock behind: the next start takes the store', async () => {

@@ -115,6 +115,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   try {
     makeStoreFolder(location);
     createOwnerOnly(location);
+    refuseHardLinkedFile(location);
     db = new DatabaseSync(location, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs });
   } catch (error) {
     throw storeOpenError(location, error);
@@ -183,6 +184,30 @@ function createOwnerOnly(location: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+}
+
+/**
+ * A database file with a second name (a hard link, `ln`) is refused before it is opened. SQLite
+ * keeps the -wal and -shm files beside the name it was opened by, so two processes opening one
+ * file by two names do not see each other's writes, and their checkpoints damage it ("How To
+ * Corrupt An SQLite Database File", multiple links); and the host lock, beside the name, could not
+ * keep a second `chatskin start` off it. A symbolic link is fine: SQLite and the lock resolve it.
+ */
+function refuseHardLinkedFile(location: string): void {
+  if (isFileless(location)) return;
+  let links: number;
+  try {
+    const info = statSync(location);
+    // A folder's links are its entries' `..`: the open says a folder is no database.
+    if (!info.isFile()) return;
+    links = info.nlink;
+  } catch {
+    return; // Not there or out of reach: the open says why.
+  }
+  if (links <= 1) return;
+  throw new StoreOpenError(location, `has ${links} names (hard links): SQLite keeps its -wal file beside each name, so programs opening it by different names `
+    + 'miss each other\'s writes and damage it, and two `chatskin start` could serve it at once. Keep one name: delete the other links '
+    + `(\`find / -samefile ${path.resolve(location)} 2>/dev/null\` lists them), or make a second name a symbolic link (ln -s).`);
 }
 
 /** A database with tables but no `schema_migrations` is not chatskin's (an empty one becomes it). */

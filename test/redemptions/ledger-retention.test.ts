@@ -172,6 +172,30 @@ describe('ledger retention', () => {
     }));
   });
 
+  it('prunes a former channel\'s settled rows too (the streamer changed channel.login), never its owed ones', async () => {
+    const channel = await openChannel();
+    // What the host left under the channel it served before: its ledger, in the same store.
+    const former = bindLedger(channel.harness.service, (await channel.harness.service.ensureAccount('oldchannel')).id);
+    for (const id of ['former-old', 'former-young']) {
+      await former.beginRedemption({ id, rewardId: REWARD });
+      await former.recordRedemptionEffect(id, 'fulfill');
+    }
+    await former.recordRedemptionStatusSent(['former-old', 'former-young']);
+    await former.beginRedemption({ id: 'former-owed-effect', rewardId: REWARD });
+    await former.beginRedemption({ id: 'former-owed-status', rewardId: REWARD });
+    await former.recordRedemptionEffect('former-owed-status', 'fulfill');
+    await settledRows(channel, ['now-old']);
+    for (const id of ['former-old', 'former-owed-effect', 'former-owed-status', 'now-old']) channel.ageRow(id, 400);
+    channel.ageRow('former-young', 29);
+
+    // The host of the channel served now (its ledger bound to that account) prunes the store.
+    expect(await channel.retention().start()).toMatchObject({ deleted: 2 });
+    expect(channel.rows()).toEqual({ 'former-owed-effect': 'received', 'former-owed-status': 'effect-done', 'former-young': 'status-sent' });
+    // The owed ones are still the former channel's to finish, should it be served again.
+    expect((await former.listRedemptionsAwaitingEffect()).map((entry) => entry.id)).toEqual(['former-owed-effect']);
+    expect((await former.listRedemptionsAwaitingStatus()).map((entry) => entry.id)).toEqual(['former-owed-status']);
+  });
+
   it('deletes in bounded batches, one transaction each, repeated until a batch comes back short', async () => {
     const channel = await openChannel();
     const old = Array.from({ length: 10 }, (_, i) => `old-${String(i).padStart(2, '0')}`);

@@ -1,7 +1,8 @@
 // Keeps the redemption ledger from growing forever: settled redemptions (`status-sent`: Twitch
 // accepted their FULFILLED / CANCELED, nothing is owed) whose last change is older than the
 // retention period are deleted, in bounded batches (one transaction each), at start and then
-// every hour. Rows still owed an effect or a status are never deleted, whatever their age.
+// every hour. Rows still owed an effect or a status are never deleted, whatever their age. It
+// covers the whole store: a channel served before (a former channel.login) is pruned as well.
 // Why this keeps each redemption's effect to once: docs/redemptions.md#retention.
 import type { Logger } from 'pino';
 import type { Clock, ScheduledTimer } from '../clock.ts';

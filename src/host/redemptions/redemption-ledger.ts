@@ -20,6 +20,8 @@ export interface RedemptionLedgerRetention {
   /**
    * Deletes up to `limit` settled (`status-sent`) redemptions whose last change is before
    * `settledBefore`, oldest first, in one transaction; answers how many. Never a row still owed.
+   * Not bound to the channel: a former channel's settled rows go too (the store holds one
+   * ledger, and a channel no longer served has no host of its own to prune it).
    */
   pruneSettledRedemptions(settledBefore: Date, limit: number): Promise<number>;
 }
@@ -37,7 +39,8 @@ export interface AccountLedgerOperations {
   recordRedemptionStatusSent(accountId: number, ids: readonly string[]): Promise<void>;
   listRedemptionsAwaitingStatus(accountId: number): Promise<LedgerEntry[]>;
   listRedemptionsAwaitingEffect(accountId: number): Promise<LedgerEntry[]>;
-  pruneSettledRedemptions(accountId: number, settledBefore: Date, limit: number): Promise<number>;
+  /** Of every account: see RedemptionLedgerRetention. */
+  pruneSettledRedemptions(settledBefore: Date, limit: number): Promise<number>;
   listManagedRewards(accountId: number): Promise<ManagedReward[]>;
   saveManagedReward(accountId: number, reward: ManagedReward): Promise<void>;
   forgetManagedReward(accountId: number, rewardKey: string): Promise<void>;
@@ -52,7 +55,7 @@ export function bindLedger(
     recordRedemptionStatusSent: (ids) => operations.recordRedemptionStatusSent(accountId, ids),
     listRedemptionsAwaitingStatus: () => operations.listRedemptionsAwaitingStatus(accountId),
     listRedemptionsAwaitingEffect: () => operations.listRedemptionsAwaitingEffect(accountId),
-    pruneSettledRedemptions: (settledBefore, limit) => operations.pruneSettledRedemptions(accountId, settledBefore, limit),
+    pruneSettledRedemptions: (settledBefore, limit) => operations.pruneSettledRedemptions(settledBefore, limit),
     listManagedRewards: () => operations.listManagedRewards(accountId),
     saveManagedReward: (reward) => operations.saveManagedReward(accountId, reward),
     forgetManagedReward: (rewardKey) => operations.forgetManagedReward(accountId, rewardKey),

@@ -117,17 +117,18 @@ export function createRedemptionLedger(context: ServiceContext) {
   }
 
   /**
-   * Deletes up to `limit` of the account's settled (`status-sent`) redemptions whose last change is
-   * before `settledBefore`, oldest first, in one transaction; answers how many. Rows still owed an
-   * effect or a status are never deleted. The caller repeats it for more (docs/redemptions.md).
+   * Deletes up to `limit` settled (`status-sent`) redemptions whose last change is before
+   * `settledBefore`, of every account (a former channel's too), each one's oldest first, in one
+   * transaction; answers how many. Rows still owed an effect or a status are never deleted, of
+   * any account. The caller repeats it for more (docs/redemptions.md#retention).
    */
-  async function pruneSettledRedemptions(accountId: number, settledBefore: Date, limit: number): Promise<number> {
+  async function pruneSettledRedemptions(settledBefore: Date, limit: number): Promise<number> {
     if (!(settledBefore instanceof Date) || !Number.isFinite(settledBefore.getTime())) {
       throw new TypeError(`settledBefore must be a valid Date, got ${String(settledBefore)}`);
     }
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw new TypeError(`limit must be a whole number from 1 to 10000, got ${String(limit)}`);
     const cutoff = settledBefore.toISOString();
-    return store.transaction((tx) => tx.deleteSettledRedemptions(accountId, cutoff, limit));
+    return store.transaction((tx) => tx.deleteSettledRedemptions(cutoff, limit));
   }
 
   async function listManagedRewards(accountId: number): Promise<ManagedReward[]> {

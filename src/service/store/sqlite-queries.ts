@@ -469,15 +469,18 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     this.#run(`UPDATE processed_redemptions SET ${sets.join(', ')}, updated_at = ${NOW} WHERE id = ?`, ...params, id);
   }
 
-  deleteSettledRedemptions(accountId: number, settledBefore: string, limit: number): number {
+  deleteSettledRedemptions(settledBefore: string, limit: number): number {
+    // Every account's, not only the channel the host serves now: a former channel's settled rows
+    // (the streamer changed channel.login) are as final, and no host would prune them otherwise.
     // Only `status-sent` (a literal, so the partial index processed_redemptions_settled serves it);
-    // updated_at is when the row last changed, which for status-sent is when it settled.
+    // updated_at is when the row last changed, which for status-sent is when it settled. The
+    // accounts are walked by id (IN), so each is one search of that index, oldest first.
     return this.#run(
       `DELETE FROM processed_redemptions WHERE rowid IN (
          SELECT rowid FROM processed_redemptions
-          WHERE account_id = ? AND status = 'status-sent' AND updated_at < ?
-          ORDER BY updated_at LIMIT ?)`,
-      accountId, settledBefore, limit,
+          WHERE account_id IN (SELECT id FROM accounts) AND status = 'status-sent' AND updated_at < ?
+          ORDER BY account_id, updated_at LIMIT ?)`,
+      settledBefore, limit,
     ).changes;
   }
 

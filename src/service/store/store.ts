@@ -116,11 +116,11 @@ export interface StoreWriter extends StoreReader {
   /** Changes the ledger columns of a redemption. */
   updateRedemption(id: string, patch: { status?: string; outcome?: 'fulfill' | 'refund' | null; attempts?: number }): Promise<void>;
   /**
-   * Deletes up to `limit` of the account's `status-sent` redemptions whose last change is before
-   * `settledBefore` (an ISO 8601 UTC timestamp), oldest first; answers how many. Rows in any
-   * other state are never touched.
+   * Deletes up to `limit` `status-sent` redemptions, of any account, whose last change is before
+   * `settledBefore` (an ISO 8601 UTC timestamp), each account's oldest first; answers how many.
+   * Rows in any other state are never touched.
    */
-  deleteSettledRedemptions(accountId: number, settledBefore: string, limit: number): Promise<number>;
+  deleteSettledRedemptions(settledBefore: string, limit: number): Promise<number>;
 
   /** Inserts or replaces the managed reward of (account, reward key). */
   upsertManagedReward(reward: ManagedRewardRecord): Promise<void>;

@@ -1,6 +1,6 @@
 // The store's part of the ledger retention (docs/redemptions.md#retention), on a real SQLite file:
-// deleteSettledRedemptions removes only `status-sent` rows of one account last changed before the
-// cutoff, at most `limit` of them, oldest first; the migration that adds its index keeps the data.
+// deleteSettledRedemptions removes only `status-sent` rows, of every account, last changed before
+// the cutoff, at most `limit` of them, each account's oldest first; the migration that adds its index keeps the data.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -64,8 +64,8 @@ function ids(file: string): string[] {
 }
 
 describe('deleteSettledRedemptions', () => {
-  it('deletes only the account\'s status-sent rows last changed before the cutoff', async () => {
-    const { store, file, a } = await openWith([
+  it('deletes only status-sent rows last changed before the cutoff, of every account', async () => {
+    const { store, file } = await openWith([
       { id: 'old-settled', status: 'status-sent', settledDaysAgo: 31 },
       { id: 'ancient-settled', status: 'status-sent', settledDaysAgo: 900 },
       { id: 'young-settled', status: 'status-sent', settledDaysAgo: 29 },
@@ -73,27 +73,33 @@ describe('deleteSettledRedemptions', () => {
       { id: 'old-effect-done', status: 'effect-done', settledDaysAgo: 900 },
       // A state this code does not know (written by something else): not known to be final, so kept.
       { id: 'old-unknown-state', status: 'processed', settledDaysAgo: 900 },
+      // A former channel's (another account): settled ones go as well, owed or young ones stay.
       { id: 'other-account-old', status: 'status-sent', settledDaysAgo: 900, account: 'b' },
+      { id: 'other-account-young', status: 'status-sent', settledDaysAgo: 29, account: 'b' },
+      { id: 'other-account-owed', status: 'received', settledDaysAgo: 900, account: 'b' },
+      { id: 'other-account-owed-status', status: 'effect-done', settledDaysAgo: 900, account: 'b' },
     ]);
-    const deleted = await store.transaction((tx) => tx.deleteSettledRedemptions(a, iso(30), 100));
-    expect(deleted).toBe(2);
-    expect(ids(file)).toEqual(['old-effect-done', 'old-received', 'old-unknown-state', 'other-account-old', 'young-settled']);
+    const deleted = await store.transaction((tx) => tx.deleteSettledRedemptions(iso(30), 100));
+    expect(deleted).toBe(3);
+    expect(ids(file)).toEqual([
+      'old-effect-done', 'old-received', 'old-unknown-state', 'other-account-owed', 'other-account-owed-status', 'other-account-young', 'young-settled',
+    ]);
   });
 
   it('deletes at most `limit` rows, oldest first, and answers how many', async () => {
-    const { store, file, a } = await openWith([
+    const { store, file } = await openWith([
       { id: 's40', status: 'status-sent', settledDaysAgo: 40 },
       { id: 's50', status: 'status-sent', settledDaysAgo: 50 },
       { id: 's60', status: 'status-sent', settledDaysAgo: 60 },
       { id: 's70', status: 'status-sent', settledDaysAgo: 70 },
       { id: 's80', status: 'status-sent', settledDaysAgo: 80 },
     ]);
-    expect(await store.transaction((tx) => tx.deleteSettledRedemptions(a, iso(30), 2))).toBe(2);
+    expect(await store.transaction((tx) => tx.deleteSettledRedemptions(iso(30), 2))).toBe(2);
     expect(ids(file)).toEqual(['s40', 's50', 's60']);
-    expect(await store.transaction((tx) => tx.deleteSettledRedemptions(a, iso(30), 2))).toBe(2);
+    expect(await store.transaction((tx) => tx.deleteSettledRedemptions(iso(30), 2))).toBe(2);
     expect(ids(file)).toEqual(['s40']);
-    expect(await store.transaction((tx) => tx.deleteSettledRedemptions(a, iso(30), 2))).toBe(1);
-    expect(await store.transaction((tx) => tx.deleteSettledRedemptions(a, iso(30), 2))).toBe(0);
+    expect(await store.transaction((tx) => tx.deleteSettledRedemptions(iso(30), 2))).toBe(1);
+    expect(await store.transaction((tx) => tx.deleteSettledRedemptions(iso(30), 2))).toBe(0);
     expect(ids(file)).toEqual([]);
   });
 
@@ -108,7 +114,8 @@ describe('deleteSettledRedemptions', () => {
     const { file } = await openWith([]);
     const db = new DatabaseSync(file, { readOnly: true });
     const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT rowid FROM processed_redemptions
-      WHERE account_id = ? AND status = 'status-sent' AND updated_at < ? ORDER BY updated_at LIMIT ?`).all(1, iso(30), 10)
+      WHERE account_id IN (SELECT id FROM accounts) AND status = 'status-sent' AND updated_at < ?
+      ORDER BY account_id, updated_at LIMIT ?`).all(iso(30), 10)
       .map((row) => String(row.detail)).join('\n');
     db.close();
     expect(plan).toMatch(/USING (COVERING )?INDEX processed_redemptions_settled \(account_id=\? AND updated_at<\?\)/);

@@ -12,6 +12,7 @@ const COMMANDS: Record<CommandName, () => Promise<{ run(args: string[], options:
   keys: () => import('./cli/keys-command.ts'),
   premium: () => import('./cli/premium-command.ts'),
   overlays: () => import('./cli/overlays-command.ts'),
+  store: () => import('./cli/store-command.ts'),
   chat: () => import('./cli/chat-command.ts'),
   twitch: () => import('./cli/twitch-command.ts'),
 };

@@ -37,11 +37,7 @@ export async function withService<T>(
   options: CliOptions, fn: (service: StyleService, config: Config) => Promise<T>, { createStore = false } = {},
 ): Promise<T> {
   const config = loadCliConfig(options);
-  if (!createStore && !isFileless(config.store.path) && !existsSync(config.store.path)) {
-    throw new CliError(`There is no database at ${shownLocation(config.store.path)} yet (store.path in ${configFileInUse(options)}): `
-      + `chatskin start makes it, with the account of channel.login ("${config.channel.login}" here), when it first runs. `
-      + 'Run this command in the folder chatskin start runs in, with the same config.');
-  }
+  if (!createStore) requireDatabaseFile(options, config);
   const opened = await openService(config, { adminCommand: true });
   try {
     return await fn(opened.service, config);
@@ -53,6 +49,14 @@ export async function withService<T>(
   } finally {
     await opened.close();
   }
+}
+
+/** The database must be there already: see withService. */
+export function requireDatabaseFile(options: CliOptions, config: Config): void {
+  if (isFileless(config.store.path) || existsSync(config.store.path)) return;
+  throw new CliError(`There is no database at ${shownLocation(config.store.path)} yet (store.path in ${configFileInUse(options)}): `
+    + `chatskin start makes it, with the account of channel.login ("${config.channel.login}" here), when it first runs. `
+    + 'Run this command in the folder chatskin start runs in, with the same config.');
 }
 
 /**

@@ -29,6 +29,7 @@ export const COMMAND_SPECS = {
   keys: { label: 'keys', flags: {} },
   premium: { label: 'premium', flags: {} },
   overlays: { label: 'overlays', flags: {} },
+  store: { label: 'store', flags: {} },
   chat: { label: 'chat say', flags: { as: { type: 'string' }, role: { type: 'string' }, url: { type: 'string' } } },
   twitch: { label: 'twitch auth', flags: { bot: { type: 'boolean' } } },
 } as const satisfies Record<string, CommandSpec>;

@@ -12,6 +12,7 @@ Commands:
   premium LOGIN on|off          Switch the account's premium subscription
   overlays list LOGIN           Each overlay's id, name, template and browser-source URL
   overlays new-url LOGIN ID     A new browser-source URL for an overlay; the old one stops working
+  store compact                 Give the disk back the database's free space (host stopped)
   chat say TEXT [--as LOGIN] [--role ROLE] [--url URL]
                                 Send a chat line to a running host's local chat
   twitch auth                   Authorize the broadcaster's Twitch account (redemptions)
@@ -81,6 +82,14 @@ new-url: gives overlay ID (from list) a new token and prints its new URL. The
 old URL stops working: a running host closes the pages open on it within a
 heartbeat, and they show "Overlay not found". For a URL shown on stream or
 otherwise leaked: anyone with it sees the overlay and the channel's chat.
+`,
+  store: `Usage: chatskin store compact [--config FILE]
+
+Rewrites the database (SQLite VACUUM) without the space its deleted rows
+left, which it otherwise keeps for later writes, and prints its size before
+and after. Refused while a chatskin start serves the database: stop the host
+first (a chatskin start tried meanwhile is refused, as beside a running host).
+Needs free disk space of about twice the database's size while it runs.
 `,
   chat: `Usage: chatskin chat say TEXT [--as LOGIN] [--role ROLE] [--url URL] [--config FILE]
 

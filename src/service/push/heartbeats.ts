@@ -27,7 +27,7 @@ export function startHeartbeats(
   function beat(): void {
     onBeat();
     for (const channel of channels.values()) {
-      const frame = encode(`{"type":"heartbeat","version":${channel.version}}`);
+      const frame = heartbeatFrame(channel.version);
       for (const client of channel.clients) {
         if (!client.alive) {
           stats.deadTerminated++;
@@ -47,4 +47,9 @@ export function startHeartbeats(
     watch: (client) => { client.socket.on('pong', () => { client.alive = true; }); },
     stop: () => clearInterval(timer),
   };
+}
+
+/** A `heartbeat` frame: the overlay's version, so a page that missed a frame sees the gap. */
+export function heartbeatFrame(version: number): Buffer {
+  return encode(`{"type":"heartbeat","version":${version}}`);
 }

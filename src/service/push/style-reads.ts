@@ -8,6 +8,7 @@
 // resyncs are answered at most once per `resyncIntervalMs`.
 import { WebSocket } from 'ws';
 import type { OverlayStyle, UpdateCause } from './protocol.ts';
+import { heartbeatFrame } from './heartbeats.ts';
 import { CLOSE_CODES } from './protocol.ts';
 import type { Channel, PendingRead, PushClient } from './overlay-channels.ts';
 import type { PushSource, PushSourceEvent } from './push-source.ts';
@@ -39,7 +40,7 @@ export interface StyleReads {
 
 export function createStyleReads(options: StyleReadsOptions): StyleReads {
   const { source, channels, stats, pageOptionsJson, resyncIntervalMs, isClosed, logger } = options;
-  const { sendOrClose } = options.outboxes;
+  const { sendOrClose, sendOrDrop } = options.outboxes;
 
   function onServiceEvent(event: PushSourceEvent): void {
     switch (event.type) {
@@ -101,6 +102,16 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
       // arrives in the same I/O phase joins this read (a reconnect storm makes a few reads, not one each).
       channel.queue = channel.queue.then(nextTurn).then(() => readAndSend(channel, pending)).catch((error: unknown) => {
         logger?.error({ err: error, overlayId: channel.overlayId }, 'overlay push failed');
+        // The update these changes needed was never sent: the version moves on without it, so
+        // every open page sees a gap and asks for a snapshot (docs/push.md#versions), told by a
+        // heartbeat now rather than at the next beat. Otherwise it would keep the old style.
+        if (pending.causes.size > 0) {
+          channel.version++;
+          const beat = heartbeatFrame(channel.version);
+          for (const client of channel.clients) {
+            if (client.ready) sendOrDrop(client, beat);
+          }
+        }
         // A socket waiting for this snapshot (a newcomer, or a page's resync) would wait for ever:
         // it reconnects instead, and its new connection reads again.
         for (const client of pending.newcomers) {

@@ -250,6 +250,24 @@ describe('push gateway', () => {
     }
   });
 
+  it('an update whose style read failed moves the version on and says so at once, so open pages resync instead of keeping the old style', async () => {
+    const broken = await startPushTestServer();
+    try {
+      const socket = new OverlaySocket(broken.origin, broken.main.token);
+      const { version } = await socket.nextOf('snapshot');
+      await broken.service.updateTemplate(broken.accountId, { scope: 'independent', preset_id: broken.main.id, values: { 'message.font-size': 31 } });
+      // Committed and announced; the update's read runs a turn later, on a database now gone.
+      await broken.store.close();
+      const beat = await socket.nextOf('heartbeat');
+      expect(beat.version).toBe(version + 1);
+      // The page's answer to the gap: a resync, whose read fails too, so the socket is told to reconnect.
+      socket.send({ type: 'resync' });
+      expect(await socket.closed).toMatchObject({ code: 1013 });
+    } finally {
+      await broken.close().catch(() => { /* its store is closed already */ });
+    }
+  });
+
   it("serves a newcomer's snapshot from the last read while the stored version is unchanged", async () => {
     const first = await connect(server.syncedB.token);
     const reads = server.gateway.stats().styleReads;

@@ -7,6 +7,16 @@ import { redactInspectedFields } from '../config/secret-key.ts';
 const MAX_THROWN_TEXT = 200;
 
 export function errorText(error: unknown): string {
+  // A plugin may throw a value that throws when read (an Error whose message getter throws, a
+  // Proxy): saying what went wrong must not fail in turn, in the catch that isolates the plugin.
+  try {
+    return readErrorText(error);
+  } catch {
+    return 'a value that cannot be read was thrown (reading it threw)';
+  }
+}
+
+function readErrorText(error: unknown): string {
   if (error instanceof Error || types.isNativeError(error)) return (error as Error).message;
   if (error === undefined || error === null) return `${String(error)} was thrown (not an Error)`;
   if (typeof error !== 'object' && typeof error !== 'function') return String(error);

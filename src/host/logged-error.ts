@@ -3,9 +3,19 @@
 // that wraps another and quotes it (a plugin's "index.ts could not be loaded: Cannot find module
 // ...") would otherwise say the cause twice; the cause's own stack stays under `stack`.
 import { pino } from 'pino';
+import { errorText } from './error-text.ts';
 
 /** Anything may be logged under `err` (a plugin throws what it likes); what is no error is left as it is. */
 export function serializeLoggedError(error: unknown): unknown {
+  // One that throws when read (a message getter that throws, a Proxy) must not make the log call throw.
+  try {
+    return serialize(error);
+  } catch {
+    return { type: 'unreadable', message: errorText(error) };
+  }
+}
+
+function serialize(error: unknown): unknown {
   const serialized: unknown = pino.stdSerializers.err(error as Error);
   if (typeof serialized !== 'object' || serialized === null || typeof (error as { message?: unknown } | null)?.message !== 'string') return serialized;
   let message = (error as Error).message;

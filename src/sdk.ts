@@ -12,7 +12,7 @@ export { z } from 'zod';
 
 export type {
   ArgSpec, ArgType, ArgValues, ChatReplyTarget, ChatRole, ChatUser, CommandCooldown, CommandDefinition,
-  CommandInvocation, PluginChat, PluginContext, PluginDefinition, PluginTeardown, RedemptionEvent,
+  CommandInvocation, PluginChat, PluginContext, PluginDefinition, PluginTeardown, RedemptionDecision, RedemptionEvent,
   RedemptionHandler, RedemptionOutcome, ReplyOutcome,
 } from './host/plugin-api.ts';
 

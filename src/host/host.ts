@@ -17,7 +17,9 @@ import { withDeadline } from './deadline.ts';
 import { CommandRegistry } from './command-registry.ts';
 import { createPluginContext } from './plugin-context.ts';
 import { BUILT_IN_PLUGIN_DIR, findPluginEntry, importPlugin, parsePluginSettings } from './plugin-loader.ts';
-import type { ChatUser, PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
+import type {
+  ChatReplyTarget, ChatUser, PluginTeardown, RedemptionDecision, RedemptionEvent, RedemptionHandler, RedemptionOutcome, ReplyOutcome,
+} from './plugin-api.ts';
 import { createReplyQueue } from './reply-queue.ts';
 import type { ReplyQueue, ReplyQueueOptions, ReplySource } from './reply-queue.ts';
 import { errorText } from './error-text.ts';
@@ -73,8 +75,25 @@ export interface PluginStatus {
   rewards: string[];
 }
 
+/**
+ * How Twitch settled a redemption's status: `as-asked` (FULFILLED for a fulfil, or another final
+ * status set meanwhile: the effect stands; CANCELED for a refund, the points back), or
+ * `refund-not-given` (a CANCELED Twitch did not take, the redemption not CANCELED there).
+ */
+export type RedemptionSettlement = 'as-asked' | 'refund-not-given';
+
 export type RedemptionResult =
-  | { outcome: 'fulfill' | 'refund'; plugin: string }
+  | {
+    outcome: 'fulfill' | 'refund';
+    plugin: string;
+    /**
+     * Says the handler's chat line for how the status settled (RedemptionDecision's `reply` or
+     * `replyIfNotRefunded`), once; later calls, or a handler that gave none, say nothing. The
+     * redemption pipeline calls it once Twitch has the status; with no Twitch (the local chat's
+     * /redeem, a plugin's test) call it with `as-asked` at once.
+     */
+    afterStatus?(settled: RedemptionSettlement): Promise<void>;
+  }
   /** No plugin handles the reward key. */
   | { outcome: 'unhandled' };
 
@@ -101,6 +120,18 @@ export interface Host {
 interface RedemptionRegistration {
   plugin: string;
   handler: RedemptionHandler;
+  /** The plugin's ctx.chat.reply (its share of the queue; refused once it is off). */
+  reply(to: ChatReplyTarget, text: string): Promise<ReplyOutcome>;
+}
+
+/** A handler's answer as outcome and lines; null when it is neither an outcome nor a RedemptionDecision. */
+function decisionOf(answer: unknown): { outcome: RedemptionOutcome; reply?: unknown; replyIfNotRefunded?: unknown } | null {
+  if (answer === undefined || answer === 'fulfill') return { outcome: 'fulfill' };
+  if (answer === 'refund') return { outcome: 'refund' };
+  if (typeof answer !== 'object' || answer === null) return null;
+  const decision = answer as Partial<RedemptionDecision>;
+  if (decision.outcome !== 'fulfill' && decision.outcome !== 'refund') return null;
+  return { outcome: decision.outcome, reply: decision.reply, replyIfNotRefunded: decision.replyIfNotRefunded };
 }
 
 export async function createHost(options: HostOptions): Promise<Host> {
@@ -200,7 +231,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
           if (!mayRegister(`a handler of reward "${rewardKey}"`)) return;
           const owner = redemptions.get(rewardKey);
           if (owner) throw new TypeError(`reward "${rewardKey}" is already handled by plugin ${owner.plugin}`);
-          redemptions.set(rewardKey, { plugin: name, handler });
+          redemptions.set(rewardKey, { plugin: name, handler, reply: (to, text) => context.chat.reply(to, text) });
           status.rewards.push(rewardKey);
         },
       });
@@ -356,10 +387,26 @@ export async function createHost(options: HostOptions): Promise<Host> {
         + 'the redemption stays unfulfilled until it does'), REDEMPTION_HANDLER_WAIT_MS);
       slowRedemptionWarnings.add(slow);
       try {
-        const outcome = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
-        if (outcome === undefined || outcome === 'fulfill') return { outcome: 'fulfill', plugin: registration.plugin };
-        if (outcome === 'refund') return { outcome: 'refund', plugin: registration.plugin };
-        log.error({ returned: outcome }, 'redemption handler returned neither "fulfill" nor "refund": refunding');
+        const answer: unknown = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
+        const decision = decisionOf(answer);
+        if (decision !== null) {
+          const lines = { 'as-asked': decision.reply, 'refund-not-given': decision.outcome === 'refund' ? decision.replyIfNotRefunded : undefined };
+          for (const [field, line] of [['reply', decision.reply], ['replyIfNotRefunded', decision.replyIfNotRefunded]] as const) {
+            if (line !== undefined && typeof line !== 'string') log.error({ field }, `redemption handler's ${field} is not a string: it is not said`);
+          }
+          let said = false;
+          const afterStatus = async (settled: RedemptionSettlement): Promise<void> => {
+            const line = lines[settled];
+            if (said || typeof line !== 'string') return;
+            said = true;
+            const outcome = await registration.reply({ channel: event.channel, user: event.user }, line);
+            if (outcome.status !== 'sent' && outcome.status !== 'coalesced') {
+              log.warn({ outcome, settled }, 'the redemption\'s chat reply was not sent');
+            }
+          };
+          return { outcome: decision.outcome, plugin: registration.plugin, afterStatus };
+        }
+        log.error({ returned: answer }, 'redemption handler returned neither "fulfill" nor "refund" (nor { outcome, reply }): refunding');
       } catch (error) {
         log.error({ err: error }, `redemption handler failed: ${errorText(error)}; refunding`);
       } finally {

@@ -1,6 +1,6 @@
 // The bot host's public surface, for the CLI and the adapters.
 export { createHost } from './host.ts';
-export type { Host, HostOptions, PluginStatus, RedemptionResult } from './host.ts';
+export type { Host, HostOptions, PluginStatus, RedemptionResult, RedemptionSettlement } from './host.ts';
 export { CHAT_MESSAGE_MAX_LENGTH, normalizeChannel, textTag, TWITCH_CHAT_LIMITS } from './chat-transport.ts';
 export type { ChatRateLimits, ChatTags, ChatTransport, ChatTransportEvent, ChatTransportListener, RefusalRemedy } from './chat-transport.ts';
 export { CHAT_ROLES, chatRoleOf, hasRole, isChatRole } from './chat-roles.ts';

@@ -123,8 +123,30 @@ export interface RedemptionEvent {
 /** `fulfill` marks the redemption done; `refund` cancels it and returns the points. */
 export type RedemptionOutcome = 'fulfill' | 'refund';
 
+/**
+ * An outcome with the chat lines that tell the viewer about it (`@Viewer line`). The host says
+ * them only once Twitch has settled the redemption's status, so a viewer is never told of a refund
+ * Twitch did not give: a handler that says "Your points were refunded" itself says it before the
+ * host has asked Twitch, which may refuse (a moderator resolved it meanwhile, its reward deleted).
+ * Said at most once: a line still waiting when the host stops is not said (docs/plugins.md).
+ */
+export interface RedemptionDecision {
+  outcome: RedemptionOutcome;
+  /**
+   * Said once Twitch has the status: FULFILLED for `fulfill` (or another final status set
+   * meanwhile: the effect stands), CANCELED for `refund` (the points are back).
+   */
+  reply?: string;
+  /**
+   * For `refund`: said instead of `reply` when Twitch did not refund (the redemption was no longer
+   * UNFULFILLED and is not CANCELED: a moderator fulfilled it, or its reward was deleted). Absent: nothing is said then.
+   */
+  replyIfNotRefunded?: string;
+}
+
 /** Returning nothing fulfils; throwing refunds (and is logged). */
-export type RedemptionHandler = (redemption: RedemptionEvent) => RedemptionOutcome | void | Promise<RedemptionOutcome | void>;
+export type RedemptionHandler = (redemption: RedemptionEvent) =>
+  RedemptionOutcome | RedemptionDecision | void | Promise<RedemptionOutcome | RedemptionDecision | void>;
 
 export interface PluginChat {
   /** Sends `text` to `channel` on every chat serving it (Twitch, local), paced and split. */

@@ -1,6 +1,6 @@
 // A host on a memory chat transport, a manual clock and captured logs.
 import { createHost } from '../../src/host/host.ts';
-import type { Host } from '../../src/host/host.ts';
+import type { Host, RedemptionResult, RedemptionSettlement } from '../../src/host/host.ts';
 import type { ChatRateLimits, ChatTags } from '../../src/host/chat-transport.ts';
 import { createMemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
 import type { MemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
@@ -66,4 +66,15 @@ export async function chatAnswers(test: TestHost, text: string, tags: ChatTags):
   for (let i = 0; i < 20 && test.chat.sent.length === before; i++) await settle();
   await settle();
   return test.chat.sent.slice(before).map((line) => line.text);
+}
+
+/**
+ * A redemption handled without Twitch (`test.host.handleRedemption(event)`), then its handler's
+ * chat line said as the redemption pipeline says it once Twitch has the status: `as-asked` (the
+ * status taken) by default, `refund-not-given` for a refund Twitch did not give.
+ */
+export async function redeemed(handled: Promise<RedemptionResult>, settled: RedemptionSettlement = 'as-asked'): Promise<RedemptionResult> {
+  const result = await handled;
+  if (result.outcome !== 'unhandled') await result.afterStatus?.(settled);
+  return result;
 }

@@ -20,6 +20,10 @@ export default definePlugin({
     ctx.onRedemption('maybe', (redemption) => (redemption.input === 'yes' ? 'fulfill' : 'refund'));
     ctx.onRedemption('explode', () => { throw new Error('reward handler broke'); });
     ctx.onRedemption('weird', () => 'sure');
+    ctx.onRedemption('told', (redemption) => (redemption.input === 'yes'
+      ? { outcome: 'fulfill', reply: 'yours!' }
+      : { outcome: 'refund', reply: 'refunded.', replyIfNotRefunded: 'Twitch kept the points.' }));
+    ctx.onRedemption('bad-line', () => ({ outcome: 'refund', reply: 42 }));
     ctx.command({ name: 'shout', run: async (call) => {
       const outcome = await ctx.chat.say('elsewhere', 'nobody reads this');
       await call.say('outcome ' + outcome.status);
@@ -87,23 +91,51 @@ function redemption(rewardKey: string, input = ''): RedemptionEvent {
 
 describe('redemption handlers', () => {
   it('a handler that returns nothing fulfils; it can chat', async () => {
-    expect(await test.host.handleRedemption(redemption('hydrate'))).toEqual({ outcome: 'fulfill', plugin: 'rewards' });
+    expect(await test.host.handleRedemption(redemption('hydrate'))).toMatchObject({ outcome: 'fulfill', plugin: 'rewards' });
     expect(test.said()).toContain('@Vera drink some water!');
   });
 
   it('a handler may refund', async () => {
-    expect(await test.host.handleRedemption(redemption('maybe', 'yes'))).toEqual({ outcome: 'fulfill', plugin: 'rewards' });
-    expect(await test.host.handleRedemption(redemption('maybe', 'no'))).toEqual({ outcome: 'refund', plugin: 'rewards' });
+    expect(await test.host.handleRedemption(redemption('maybe', 'yes'))).toMatchObject({ outcome: 'fulfill', plugin: 'rewards' });
+    expect(await test.host.handleRedemption(redemption('maybe', 'no'))).toMatchObject({ outcome: 'refund', plugin: 'rewards' });
   });
 
   it('a throwing handler refunds and is logged with the plugin and reward', async () => {
-    expect(await test.host.handleRedemption(redemption('explode'))).toEqual({ outcome: 'refund', plugin: 'rewards' });
+    expect(await test.host.handleRedemption(redemption('explode'))).toMatchObject({ outcome: 'refund', plugin: 'rewards' });
     expect(test.logs.find((entry) => entry.level === LEVEL.error && entry.rewardKey === 'explode')).toMatchObject({ plugin: 'rewards', redemption: 'r-explode-' });
   });
 
   it('a handler returning something else refunds, logged', async () => {
-    expect(await test.host.handleRedemption(redemption('weird'))).toEqual({ outcome: 'refund', plugin: 'rewards' });
+    expect(await test.host.handleRedemption(redemption('weird'))).toMatchObject({ outcome: 'refund', plugin: 'rewards' });
     expect(test.logs.find((entry) => entry.level === LEVEL.error && entry.rewardKey === 'weird')?.returned).toBe('sure');
+  });
+
+  it('a handler\'s reply is said only once the status is settled, the line for how it settled, once', async () => {
+    const before = test.said().length;
+    const fulfilled = await test.host.handleRedemption(redemption('told', 'yes'));
+    const refunded = await test.host.handleRedemption(redemption('told', 'no'));
+    const kept = await test.host.handleRedemption(redemption('told', 'kept'));
+    expect([fulfilled.outcome, refunded.outcome, kept.outcome]).toEqual(['fulfill', 'refund', 'refund']);
+    await settle();
+    expect(test.said().slice(before)).toEqual([]);
+    if (fulfilled.outcome === 'unhandled' || refunded.outcome === 'unhandled' || kept.outcome === 'unhandled') throw new Error('handled');
+    await fulfilled.afterStatus?.('as-asked');
+    await refunded.afterStatus?.('as-asked');
+    await kept.afterStatus?.('refund-not-given');
+    await kept.afterStatus?.('refund-not-given');
+    await refunded.afterStatus?.('as-asked');
+    await settle();
+    expect(test.said().slice(before)).toEqual(['@Vera yours!', '@Vera refunded.', '@Vera Twitch kept the points.']);
+  });
+
+  it('a reply that is not a string is not said, logged; the outcome stands', async () => {
+    const before = test.said().length;
+    const result = await test.host.handleRedemption(redemption('bad-line'));
+    expect(result).toMatchObject({ outcome: 'refund', plugin: 'rewards' });
+    if (result.outcome !== 'unhandled') await result.afterStatus?.('as-asked');
+    await settle();
+    expect(test.said().slice(before)).toEqual([]);
+    expect(test.logs.find((entry) => entry.level === LEVEL.error && entry.rewardKey === 'bad-line')).toMatchObject({ field: 'reply' });
   });
 
   it('an unknown reward key is unhandled, with a warning', async () => {

@@ -200,6 +200,8 @@ export function createLocalChatTransport(options: LocalChatOptions): LocalChatTr
     print(result.outcome === 'unhandled'
       ? `local chat: no running plugin handles the reward "${rewardKey}" (a plugin takes it with ctx.onRedemption("${rewardKey}", ...)); on Twitch it would be refunded`
       : `local chat: plugin ${result.plugin} ${result.outcome === 'fulfill' ? 'fulfilled' : 'refunded'} the redemption of ${rewardKey}`);
+    // No Twitch to settle a status with: the handler's line for its outcome is said at once.
+    if (result.outcome !== 'unhandled') await result.afterStatus?.('as-asked');
   };
 
   /** Handles a typed line (in its turn): problems are printed. */

@@ -13,7 +13,7 @@
 // Only a redemption Twitch says is UNFULFILLED has its effect: one that arrives FULFILLED (its
 // reward skips the request queue) or CANCELED can be neither fulfilled nor refunded any more.
 import type { Logger } from 'pino';
-import type { RedemptionResult } from '../host.ts';
+import type { RedemptionResult, RedemptionSettlement } from '../host.ts';
 import type { RedemptionEvent } from '../plugin-api.ts';
 import { systemClock } from '../clock.ts';
 import type { Clock } from '../clock.ts';
@@ -145,6 +145,13 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     afterSent: (ids) => ledger.recordRedemptionStatusSent(ids),
   });
   let stopped = false;
+  /**
+   * The handlers' chat lines waiting for their redemption's status to settle (RedemptionResult's
+   * afterStatus), by redemption id: said once Twitch has it, by this run or a later
+   * reconciliation's resend. Kept in memory only, so a line is said at most once: one still here
+   * when the process stops (or dies) is never said.
+   */
+  const repliesAfterStatus = new Map<string, (settled: RedemptionSettlement) => Promise<void>>();
   /** Waits a stop ends at once (each removed once its work settles, so none pile up). */
   const stopWaiters = new Set<() => void>();
 
@@ -158,12 +165,22 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     });
   }
 
-  /** Sends the status; a refund Twitch answered as already resolved is checked (refundMissing). */
+  /**
+   * Sends the status; a refund Twitch answered as already resolved is checked (refundMissing).
+   * Once settled, the handler's chat line for it (if one waits) is said, not awaited.
+   */
   async function sendStatus(rewardId: string, id: string, outcome: LedgerOutcome): Promise<{ status: StatusSendResult; refundNotGiven: string | null }> {
     const status = await batcher.send(rewardId, id, STATUS_OF[outcome]);
     const refundNotGiven = outcome === 'refund' && status === 'already-resolved' ? await refundMissing(rewardId, id) : null;
     if (outcome === 'fulfill') counters.fulfilled++;
     else if (refundNotGiven === null) counters.refunded++;
+    const reply = repliesAfterStatus.get(id);
+    if (reply !== undefined) {
+      repliesAfterStatus.delete(id);
+      void reply(refundNotGiven === null ? 'as-asked' : 'refund-not-given').catch((error: unknown) => {
+        logger.warn({ err: error, redemption: id }, `the redemption's chat reply failed: ${errorText(error)}`);
+      });
+    }
     return { status, refundNotGiven };
   }
 
@@ -215,6 +232,8 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
           outcome = result.outcome;
         }
         await ledger.recordRedemptionEffect(redemption.id, outcome);
+        // Only a recorded outcome gets its line: an unrecorded one runs again (and answers anew).
+        if (result.outcome !== 'unhandled' && result.afterStatus) repliesAfterStatus.set(redemption.id, result.afterStatus);
       } else {
         // effect-done (or status-sent yet listed UNFULFILLED): only the status is left to send.
         outcome = entry.outcome ?? 'refund';
@@ -409,6 +428,11 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
           `stopping: ${left.length} redemption(s) still under way after ${stopWaitMs / 1000} s: left for the next start, which runs their handlers again`);
       }
       await batcher.drain();
+      if (repliesAfterStatus.size > 0) {
+        logger.warn({ redemptions: [...repliesAfterStatus.keys()] },
+          `stopping: ${repliesAfterStatus.size} redemption chat reply(ies) not said: Twitch had not taken their status yet (it is sent at the next start; the line is not said then)`);
+        repliesAfterStatus.clear();
+      }
     },
   };
 }

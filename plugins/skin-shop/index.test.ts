@@ -7,7 +7,7 @@ import { OverlayStyleError } from '../../src/client/overlay-style-error.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
-import { startTestHost } from '../../test/host/host-fixture.ts';
+import { redeemed, startTestHost } from '../../test/host/host-fixture.ts';
 import type { TestHost } from '../../test/host/host-fixture.ts';
 import { startPluginWorld } from '../../test/host/plugin-world.ts';
 import { stableNumericId } from '../../test/fakes/stable-id.ts';
@@ -69,7 +69,7 @@ async function open(settings: Settings | ((skins: SkinIds) => Settings) = { rewa
     test, harness, accountId, skins,
     async redeem(login, attempt = 1, rewardKey = 'unlock-neon') {
       const event = { id: `r${next++}`, rewardKey, channel: 'streamer', user: { id: stableNumericId(login), login, displayName: login.toUpperCase() }, input: '', attempt };
-      const result = await test.host.handleRedemption(event);
+      const result = await redeemed(test.host.handleRedemption(event));
       await settle();
       return result.outcome;
     },
@@ -228,7 +228,7 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
     let next = 0;
     const redeem = async (rewardKey: string, user: { id: string; login: string }) => {
       const event = { id: `h${next++}`, rewardKey, channel: 'streamer', user: { ...user, displayName: user.login.toUpperCase() }, input: '', attempt: 1 };
-      const { outcome } = await test.host.handleRedemption(event);
+      const { outcome } = await redeemed(test.host.handleRedemption(event));
       await settle();
       return outcome;
     };
@@ -275,14 +275,14 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
   ])('over HTTP, fulfils an unlock whose answer was lost on the way back (%s), once, without a refund', async (_name, maxRetries) => {
     const { world, proxy, test, user } = await proxiedShop({ maxRetries, backoff: { baseDelayMs: 1, maxDelayMs: 1 } });
     proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
-    const { outcome } = await test.host.handleRedemption({ id: 'lost-answer', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
+    const { outcome } = await redeemed(test.host.handleRedemption({ id: 'lost-answer', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 }));
     await settle();
     expect(proxy.dropped).toBe(1);
     expect(outcome).toBe('fulfill');
     expect(test.said()).toEqual([`@Viewer_One the ${world.globalSkin.name} skin is yours!`]);
     expect((await world.client.listViewerSkins(world.viewer.login)).map((skin) => skin.id)).toEqual([world.globalSkin.id]);
     // A viewer who already held the skin before is still refunded.
-    const again = await test.host.handleRedemption({ id: 'second', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
+    const again = await redeemed(test.host.handleRedemption({ id: 'second', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 }));
     await settle();
     expect(again.outcome).toBe('refund');
   });
@@ -290,7 +290,7 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
   it('over HTTP, fulfils an unlock when every try lost its answer but the grant was made (the viewer\'s grants show it)', async () => {
     const { world, proxy, test, user } = await proxiedShop({ maxRetries: 0 }, { attempts: 2 });
     for (let i = 0; i < 2; i++) proxy.dropNextAnswer('POST /api/v1/viewers/unlock-skin ');
-    const { outcome } = await test.host.handleRedemption({ id: 'all-lost', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
+    const { outcome } = await redeemed(test.host.handleRedemption({ id: 'all-lost', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 }));
     await settle();
     expect(proxy.dropped).toBe(2);
     expect(outcome).toBe('fulfill');
@@ -312,7 +312,7 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
     const handled = test.host.handleRedemption({ id: 'lost-then-busy', rewardKey: 'global', channel: 'streamer', user, input: '', attempt: 1 });
     await vi.waitFor(() => expect(proxy.dropped).toBe(1), { timeout: 5_000, interval: 1 });
     holder.exec('BEGIN IMMEDIATE');
-    const { outcome } = await handled;
+    const { outcome } = await redeemed(handled);
     holder.exec('ROLLBACK');
     await settle();
     expect(outcome).toBe('fulfill');

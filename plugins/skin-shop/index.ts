@@ -4,10 +4,12 @@
 // (any skin the channel may unlock, global platform skins too, which GET /skins does not list). A
 // redemption signs the viewer in, unlocks the skin for them, says so in chat and is fulfilled.
 // When the skin cannot be unlocked (unknown or inactive, already owned, the service failing after
-// retries) the redemption is refunded and chat says why. Only spec operations are needed, so it
+// retries) the redemption is refunded and chat says why. The chat lines are the host's to say, once
+// Twitch has settled the status (a RedemptionDecision's reply): "Your points were refunded" only
+// when Twitch did refund them. Only spec operations are needed, so it
 // works against a remote service too. See docs/redemptions.md.
 import { definePlugin, isOverlayStyleError, overlayErrorLine, z } from '../../src/sdk.ts';
-import type { OverlayStyleClient, PluginContext, RedemptionEvent, UnlockResult } from '../../src/sdk.ts';
+import type { OverlayStyleClient, PluginContext, RedemptionDecision, RedemptionEvent, UnlockResult } from '../../src/sdk.ts';
 
 const REWARD_KEY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
 
@@ -40,10 +42,15 @@ const settingsSchema = z.strictObject({
   attempts: z.number().int().min(1).max(10).default(3),
   /** Wait before the first retry; doubled for each next one. */
   retryDelayMs: z.number().int().min(0).max(60_000).default(500),
-  /** Chat lines (after "@Viewer "); {skin} is the skin's name, {reason} why it was refunded. */
+  /**
+   * Chat lines (after "@Viewer "), said once Twitch has the status; {skin} is the skin's name,
+   * {reason} why it was refunded. `notRefunded`: a refund Twitch did not give (a moderator fulfilled
+   * the redemption meanwhile, or its reward was deleted).
+   */
   messages: z.strictObject({
     unlocked: z.string().min(1).max(300).default('the {skin} skin is yours!'),
     refunded: z.string().min(1).max(300).default('{reason} Your points were refunded.'),
+    notRefunded: z.string().min(1).max(300).default('{reason} Twitch did not refund your points; a moderator can make it up to you.'),
   }).prefault({}),
 });
 
@@ -101,19 +108,10 @@ export default definePlugin({
       }
     }
 
-    function reply(redemption: RedemptionEvent, text: string): void {
-      // Not awaited: the outcome must be recorded right after the unlock, not after chat pacing.
-      void ctx.chat.reply({ channel: redemption.channel, user: redemption.user }, text).then((outcome) => {
-        if (outcome.status !== 'sent' && outcome.status !== 'coalesced') {
-          ctx.logger.warn({ redemption: redemption.id, outcome }, 'the redemption\'s chat reply was not sent');
-        }
-      });
-    }
-
-    function refund(redemption: RedemptionEvent, reason: string): 'refund' {
+    /** The refund, with its lines: the host says the one for what Twitch did, once it has the status. */
+    function refund(redemption: RedemptionEvent, reason: string): RedemptionDecision {
       ctx.logger.info({ redemption: redemption.id, viewer: redemption.user.login, reason }, 'refunding the skin redemption');
-      reply(redemption, fill(messages.refunded, { reason }));
-      return 'refund';
+      return { outcome: 'refund', reply: fill(messages.refunded, { reason }), replyIfNotRefunded: fill(messages.notRefunded, { reason }) };
     }
 
     /**
@@ -171,7 +169,7 @@ export default definePlugin({
       }
     }
 
-    async function unlock(redemption: RedemptionEvent, wanted: RewardTarget): Promise<'fulfill' | 'refund'> {
+    async function unlock(redemption: RedemptionEvent, wanted: RewardTarget): Promise<RedemptionDecision> {
       const attempt = redemption.attempt ?? 1;
       try {
         const signedIn = await signIn(redemption);
@@ -202,8 +200,7 @@ export default definePlugin({
         const mayBeOwn = attempt > 1 || lostAnswer || result.afterLostAnswer === true;
         if (!result.created && !mayBeOwn) return refund(redemption, `you already have the ${result.skin.name} skin.`);
         ctx.logger.info({ redemption: redemption.id, viewer: redemption.user.login, skin: result.skin.name, skinId: result.skin.id, attempt }, 'unlocked a skin');
-        reply(redemption, fill(messages.unlocked, { skin: result.skin.name }));
-        return 'fulfill';
+        return { outcome: 'fulfill', reply: fill(messages.unlocked, { skin: result.skin.name }) };
       } catch (error) {
         if (error instanceof Refusal) return refund(redemption, error.message);
         if (isOverlayStyleError(error)) {

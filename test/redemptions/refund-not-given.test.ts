@@ -4,7 +4,7 @@
 // viewer's points were not refunded, instead of "redemption refunded". Unless Twitch has it CANCELED
 // after all (a moderator canceled it, or our own CANCELED went through and its answer was lost): the
 // points did come back, and a warning would send the operator to refund them a second time by hand.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import type { FakeHelix } from '../fakes/fake-helix.ts';
 import { useRunningRedemptionWorlds } from './redemption-world.ts';
@@ -51,6 +51,39 @@ describe('a refund Twitch no longer takes', () => {
   });
 
   // Found by redemption-properties.test.ts: a refund delayed by a 429 while a moderator canceled it.
+  // The chat line of a refund is the host's to say once Twitch settled the status: before, the
+  // handler said "Your points were refunded" while Twitch went on to keep them.
+  it('fulfilled on the dashboard before the refund: chat never says the points were refunded, but that Twitch did not refund them', async () => {
+    let helix: FakeHelix | null = null;
+    const world = await running({ overlayClient: moderatorDuringHandler('FULFILLED', () => helix) });
+    helix = world.helix;
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-ghost'), user: { login: 'fan' } });
+    await expect.poll(() => world.said(), { timeout: 5000, interval: 5 }).toHaveLength(1);
+    expect(world.said()).toEqual([
+      '@fan the skin "ghost" is not available on this channel. Twitch did not refund your points; a moderator can make it up to you.',
+    ]);
+    expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
+  });
+
+  it('the refund line waits for Twitch to take the CANCELED', async () => {
+    const world = await running();
+    const held = world.helix.holdNext({ method: 'PATCH', path: '/channel_points/custom_rewards/redemptions' });
+    let released = false;
+    const release = (): void => {
+      if (!released) held.release();
+      released = true;
+    };
+    onTestFinished(release);
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-ghost'), user: { login: 'fan' } });
+    await held.arrived;
+    await expect.poll(async () => (await world.service.findRedemptionEntry(world.accountId, redemption.id))?.state, { timeout: 5000, interval: 5 }).toBe('effect-done');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(world.said()).toEqual([]);
+    release();
+    await expect.poll(() => world.said(), { timeout: 5000, interval: 5 })
+      .toEqual(['@fan the skin "ghost" is not available on this channel. Your points were refunded.']);
+  });
+
   it('canceled by a moderator meanwhile: the points came back, so it is "redemption refunded", not a warning', async () => {
     let helix: FakeHelix | null = null;
     const world = await running({ overlayClient: moderatorDuringHandler('CANCELED', () => helix) });
@@ -62,6 +95,7 @@ describe('a refund Twitch no longer takes', () => {
     const mine = linesOf(world, redemption.id);
     expect(mine.filter((line) => line.includes('not refunded'))).toEqual([]);
     expect(world.redemptions!.status().counters).toMatchObject({ refunded: 1 });
+    expect(world.said()).toEqual(['@fan the skin "ghost" is not available on this channel. Your points were refunded.']);
   });
 
   it('our CANCELED taken but its answer lost (the retry hears 404): "redemption refunded", not a warning', async () => {

@@ -265,8 +265,26 @@ describe('exactly once', () => {
     expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
     expect(world.unlocks).toHaveLength(1);
     expect(statusChanges(world, redemption.id)).toEqual(['UNFULFILLED->FULFILLED']);
-    expect(world.said()).toEqual(['@Fan the Neon skin is yours!']);
+    // The chat line waits for the status, in memory only: the stop dropped it (said at most once, never early).
+    expect(world.said()).toEqual([]);
+    expect(world.logs.filter((l) => String(l.msg).startsWith('stopping: 1 redemption chat reply(ies) not said')).map((l) => l['redemptions'])).toEqual([[redemption.id]]);
     expect(world.logs.filter((l) => l.msg === 'sent a redemption status left over from before').map((l) => l['redemption'])).toEqual([redemption.id]);
+  });
+
+  it('a status Twitch refused at first: the chat line is said when a later reconciliation gets it taken', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    world.helix.failNext({ status: 400, method: 'PATCH', path: '/channel_points/custom_rewards/redemptions', message: 'injected' });
+    const { redemption } = world.helix.fireRedemption({ rewardId, user: { login: 'fan', displayName: 'Fan' } });
+    await expect.poll(() => world.redemptions!.status().counters?.statusFailures, { timeout: 5000, interval: 5 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(world.said()).toEqual([]);
+    await world.redemptions!.reconcile();
+    expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
+    await expect.poll(() => world.said(), { timeout: 5000, interval: 5 }).toEqual(['@Fan the Neon skin is yours!']);
+    await world.redemptions!.reconcile();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(world.said()).toEqual(['@Fan the Neon skin is yours!']);
   });
 
   it('an effect interrupted after the unlock runs again with attempt 2 and is fulfilled, not refunded', async () => {

@@ -77,10 +77,12 @@ export interface PluginStatus {
 
 /**
  * How Twitch settled a redemption's status: `as-asked` (FULFILLED for a fulfil, or another final
- * status set meanwhile: the effect stands; CANCELED for a refund, the points back), or
- * `refund-not-given` (a CANCELED Twitch did not take, the redemption not CANCELED there).
+ * status set meanwhile: the effect stands; CANCELED for a refund, the points back),
+ * `refund-not-given` (a CANCELED Twitch did not take, the redemption not CANCELED there), or
+ * `refund-unknown` (a CANCELED Twitch did not take, and asking for its status failed: no line is
+ * said, as either may be untrue).
  */
-export type RedemptionSettlement = 'as-asked' | 'refund-not-given';
+export type RedemptionSettlement = 'as-asked' | 'refund-not-given' | 'refund-unknown';
 
 export type RedemptionResult =
   | {
@@ -390,7 +392,11 @@ export async function createHost(options: HostOptions): Promise<Host> {
         const answer: unknown = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
         const decision = decisionOf(answer);
         if (decision !== null) {
-          const lines = { 'as-asked': decision.reply, 'refund-not-given': decision.outcome === 'refund' ? decision.replyIfNotRefunded : undefined };
+          const lines: Record<RedemptionSettlement, unknown> = {
+            'as-asked': decision.reply,
+            'refund-not-given': decision.outcome === 'refund' ? decision.replyIfNotRefunded : undefined,
+            'refund-unknown': undefined,
+          };
           for (const [field, line] of [['reply', decision.reply], ['replyIfNotRefunded', decision.replyIfNotRefunded]] as const) {
             if (line !== undefined && typeof line !== 'string') log.error({ field }, `redemption handler's ${field} is not a string: it is not said`);
           }

@@ -104,7 +104,10 @@ const FULL = {
     grants: { presetId: 1, skinIds: { gold: 3 } },
     'skin-shop': {
       rewards: { 'unlock-neon': 'neon', 'unlock-classic': { skinId: 7 } },
-      attempts: 3, retryDelayMs: 500, messages: { unlocked: 'the {skin} skin is yours!', refunded: '{reason} Your points were refunded.' },
+      attempts: 3, retryDelayMs: 500, messages: {
+        unlocked: 'the {skin} skin is yours!', refunded: '{reason} Your points were refunded.',
+        notRefunded: '{reason} Twitch did not refund your points; a moderator can make it up to you.',
+      },
     },
     'example-dice': { maxSides: 100, defaultSides: 6 },
   },

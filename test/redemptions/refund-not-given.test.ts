@@ -65,6 +65,18 @@ describe('a refund Twitch no longer takes', () => {
     expect(world.helix.redemptions.find((r) => r.id === redemption.id)?.status).toBe('FULFILLED');
   });
 
+  it('fulfilled on the dashboard, and Twitch cannot say what it has: neither line is said (either may be untrue)', async () => {
+    let helix: FakeHelix | null = null;
+    const world = await running({ overlayClient: moderatorDuringHandler('FULFILLED', () => helix) });
+    helix = world.helix;
+    // The refund's 404 is followed by a lookup of the redemption's status, which fails (400: not retried).
+    world.helix.failNext({ status: 400, method: 'GET', path: '/channel_points/custom_rewards/redemptions', message: 'injected' });
+    const { redemption } = world.helix.fireRedemption({ rewardId: await world.rewardId('unlock-ghost'), user: { login: 'fan' } });
+    await expect.poll(() => linesOf(world, redemption.id).some((line) => line.includes('asking Twitch for its status failed')), { timeout: 5000, interval: 5 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(world.said()).toEqual([]);
+  });
+
   it('the refund line waits for Twitch to take the CANCELED', async () => {
     const world = await running();
     const held = world.helix.holdNext({ method: 'PATCH', path: '/channel_points/custom_rewards/redemptions' });

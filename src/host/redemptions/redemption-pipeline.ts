@@ -171,13 +171,15 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
    */
   async function sendStatus(rewardId: string, id: string, outcome: LedgerOutcome): Promise<{ status: StatusSendResult; refundNotGiven: string | null }> {
     const status = await batcher.send(rewardId, id, STATUS_OF[outcome]);
-    const refundNotGiven = outcome === 'refund' && status === 'already-resolved' ? await refundMissing(rewardId, id) : null;
+    const missing = outcome === 'refund' && status === 'already-resolved' ? await refundMissing(rewardId, id) : null;
+    const refundNotGiven = missing?.warning ?? null;
     if (outcome === 'fulfill') counters.fulfilled++;
     else if (refundNotGiven === null) counters.refunded++;
     const reply = repliesAfterStatus.get(id);
     if (reply !== undefined) {
       repliesAfterStatus.delete(id);
-      void reply(refundNotGiven === null ? 'as-asked' : 'refund-not-given').catch((error: unknown) => {
+      const settled: RedemptionSettlement = missing === null ? 'as-asked' : missing.known ? 'refund-not-given' : 'refund-unknown';
+      void reply(settled).catch((error: unknown) => {
         logger.warn({ err: error, redemption: id }, `the redemption's chat reply failed: ${errorText(error)}`);
       });
     }
@@ -190,12 +192,13 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
    * earlier call of ours went through and its answer was lost); null then. Otherwise (FULFILLED, its
    * reward gone, or Twitch could not be asked) the warning to log: no refund was given.
    */
-  async function refundMissing(rewardId: string, id: string): Promise<string | null> {
-    if (!channelPoints.redemptionStatus) return REFUND_NOT_GIVEN;
+  async function refundMissing(rewardId: string, id: string): Promise<{ warning: string; known: boolean } | null> {
+    if (!channelPoints.redemptionStatus) return { warning: REFUND_NOT_GIVEN, known: true };
     try {
-      return (await channelPoints.redemptionStatus(rewardId, id)) === 'CANCELED' ? null : REFUND_NOT_GIVEN;
+      return (await channelPoints.redemptionStatus(rewardId, id)) === 'CANCELED' ? null : { warning: REFUND_NOT_GIVEN, known: true };
     } catch (error) {
-      return `${REFUND_NOT_GIVEN} (as far as can be told: asking Twitch for its status failed: ${errorText(error)})`;
+      // Not known: the handler's lines are both left unsaid (either may be untrue).
+      return { warning: `${REFUND_NOT_GIVEN} (as far as can be told: asking Twitch for its status failed: ${errorText(error)})`, known: false };
     }
   }
 

@@ -525,11 +525,11 @@ async function runWorld(specs: PluginSpec[], witnessAt: number, chatLines: { who
 
   // Redemptions: the witness's fulfils; a running plugin's refunds (as asked, or for its fault); a failed one's is unhandled.
   const redemption = (rewardKey: string) => ({ id: `r-${rewardKey}`, rewardKey, channel: 'streamer', user: { id: '9', login: 'vera', displayName: 'Vera' }, input: '' });
-  expect(await host.handleRedemption(redemption('wit-reward'))).toEqual({ outcome: 'fulfill', plugin: 'witness' });
+  expect(await host.handleRedemption(redemption('wit-reward'))).toMatchObject({ outcome: 'fulfill', plugin: 'witness' });
   for (const name of names) {
     const spec = w.specs.get(name)!;
     expect(await host.handleRedemption(redemption(`${name}-reward`)), where(`${name}'s reward`))
-      .toEqual(runs(spec) ? { outcome: 'refund', plugin: name } : { outcome: 'unhandled' });
+      .toMatchObject(runs(spec) ? { outcome: 'refund', plugin: name } : { outcome: 'unhandled' });
   }
 
   // The stop: at once, or 5 s for a command or timer run that never settles, plus 3 s for a teardown that hangs.

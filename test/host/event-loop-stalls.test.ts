@@ -112,7 +112,8 @@ describe('the host-wide stall warning', () => {
     const running = await start();
     await stopped.host.stop();
     busy(BUSY_MS);
-    await expect.poll(() => stalls(running), POLL).toHaveLength(1);
+    // At least the one block (a loaded machine may starve the running watch into another report).
+    await expect.poll(() => stalls(running).length, POLL).toBeGreaterThan(0);
     await sleep(TICKS);
     expect(stalls(stopped)).toEqual([]);
   });

@@ -415,4 +415,9 @@ describe.skipIf(!haveChromium)(`overlay page against a scripted push socket${hav
   it('follows docs/push.md: versions, gaps and resyncs, early chat, styles, removals, close codes, silence and back-off', async () => {
     await fc.assert(fc.asyncProperty(scenario, (s) => play(s)), { numRuns: RUNS, ...(process.env.PUSH_PAGE_SEED ? { seed: Number(process.env.PUSH_PAGE_SEED), path: process.env.PUSH_PAGE_PATH, endOnFailure: true } : {}) });
   }, 300_000);
+
+  it('never waits longer than 15 s between reconnects, jitter included (docs/push.md)', async () => {
+    // The overlay gone for seven attempts: the waits double past 15 s; the jitter at its top.
+    await play({ maxMessages: 3, heartbeatMs: 30_000, steps: [{ type: 'snapshot' }, { type: 'close', code: 4004, refusals: 7 }, { type: 'snapshot' }] }, 0.999);
+  }, 60_000);
 });

@@ -159,7 +159,8 @@ export class PushConnection {
     this.#socket = null;
     if (this.#stopped) return;
     this.#handlers.status('reconnecting', null);
-    const delay = this.#retryMs * (0.75 + Math.random() * 0.5);
+    // Jitter (a quarter either way) spreads the pages of a restarted server; never past the most.
+    const delay = Math.min(this.#retryMs * (0.75 + Math.random() * 0.5), RETRY_MAX_MS);
     this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
     this.#retryTimer = this.#scheduleRetry(() => this.#open(), delay);
   }

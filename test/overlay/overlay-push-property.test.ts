@@ -307,6 +307,7 @@ describe.skipIf(!haveChromium)(`overlay page against a scripted push socket${hav
           await page.clock.runFor(latest + 5 - early);
           await waiting;
           expect(attempts, `a reconnect within ${latest} ms (nominal ${nominal})`).toBe(seenBefore + 1);
+          model.shown = []; // each attempt starts with the chat cleared (removals were lost)
           if (refusals === 0) break;
           // Refused with 404: the page asks its own address, says "Overlay not found" and keeps
           // trying; then the overlay is back (once that answer is in).

@@ -322,8 +322,8 @@ describe.skipIf(!haveChromium)(`overlay page against a scripted push socket${hav
         connection = connections.at(-1)!;
         // A new socket starts from its snapshot, the chat on screen cleared (removals were lost).
         Object.assign(model, { held: null, awaiting: true, early: [], shown: [], resyncs: 0 });
-        // Still "not found" until a snapshot shows the overlay is back (docs/overlay.md).
-        if (model.status !== 'not-found') model.status = model.everConnected ? 'reconnecting' : 'connecting';
+        // A socket let in: the address names an overlay, so no "Overlay not found" (docs/push.md).
+        model.status = model.everConnected ? 'reconnecting' : 'connecting';
       }
 
       await check();
@@ -416,6 +416,10 @@ describe.skipIf(!haveChromium)(`overlay page against a scripted push socket${hav
   it('follows docs/push.md: versions, gaps and resyncs, early chat, styles, removals, close codes, silence and back-off', async () => {
     await fc.assert(fc.asyncProperty(scenario, (s) => play(s)), { numRuns: RUNS, ...(process.env.PUSH_PAGE_SEED ? { seed: Number(process.env.PUSH_PAGE_SEED), path: process.env.PUSH_PAGE_PATH, endOnFailure: true } : {}) });
   }, 300_000);
+
+  it('drops "Overlay not found" once a socket is let in, even if it closes before its snapshot (docs/push.md, 4004)', async () => {
+    await play({ maxMessages: 3, heartbeatMs: 30_000, steps: [{ type: 'snapshot' }, { type: 'close', code: 4004, refusals: 1 }, { type: 'close', code: 1001, refusals: 0 }, { type: 'snapshot' }] });
+  }, 60_000);
 
   it('never waits longer than 15 s between reconnects, jitter included (docs/push.md)', async () => {
     // The overlay gone for seven attempts: the waits double past 15 s; the jitter at its top.

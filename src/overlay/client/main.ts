@@ -16,6 +16,8 @@ let options: OverlayPageOptions | null = null;
 /** The connection's last status, and whether the server said the page's address names no overlay. */
 let connectionStatus = 'loading';
 let overlayMissing = false;
+/** Sockets let in so far: an address check asked before the latest one is out of date. */
+let socketsOpened = 0;
 
 function showStatus(): void {
   // For people debugging a browser source, and for the page's end-to-end tests.
@@ -30,8 +32,10 @@ function showStatus(): void {
  * page keeps retrying, and goes live again by itself if the overlay comes back.
  */
 function checkOverlayStillKnown(): void {
+  const asked = socketsOpened;
   askOwnAddress().then((response) => {
-    if (connectionStatus === 'live') return; // answered after a socket got in: the overlay is known
+    // Answered after a socket got in: the overlay is known.
+    if (connectionStatus === 'live' || socketsOpened !== asked) return;
     overlayMissing = response.status === 404;
     showStatus();
   }, () => { /* the server cannot be reached: still 'reconnecting' */ });
@@ -76,6 +80,13 @@ const connection = new PushConnection(`${scheme}//${location.host}${socketPath}`
     view.clear();
   },
   openFailed: checkOverlayStillKnown,
+  opened() {
+    // Let in: the address names an overlay again, though its snapshot has yet to come (and may
+    // not, if the socket closes first): no "Overlay not found" on stream meanwhile.
+    socketsOpened++;
+    overlayMissing = false;
+    showStatus();
+  },
   status(status, version) {
     if (status === 'live' && connectionStatus === 'reconnecting') reloadIfPageChanged();
     connectionStatus = status;

@@ -17,6 +17,8 @@ export interface PushHandlers {
    * reconnect is scheduled already; the page may check whether its address still names an overlay.
    */
   openFailed(): void;
+  /** A socket opened: the server let it in, which it does only for an address that names an overlay. */
+  opened(): void;
   status(status: 'connecting' | 'live' | 'reconnecting', version: number | null): void;
 }
 
@@ -95,7 +97,10 @@ export class PushConnection {
       }
     });
     let opened = false;
-    socket.addEventListener('open', () => { opened = true; });
+    socket.addEventListener('open', () => {
+      opened = true;
+      if (socket === this.#socket) this.#handlers.opened();
+    });
     socket.addEventListener('close', (event) => {
       if (socket !== this.#socket) return;
       this.#scheduleReconnect();

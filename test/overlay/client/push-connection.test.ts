@@ -47,6 +47,7 @@ function recorder() {
     chat: (event) => note(`chat:${event.type === 'message-deleted' ? event.messageId : event.type}`),
     reconnecting: () => note('reconnecting'),
     openFailed: () => note('open-failed'),
+    opened: () => {},
     status: (status) => note(`status:${status}`),
   };
   return { log, handlers, until: (match: string) => log.includes(match) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ match, resolve })) };

@@ -18,8 +18,10 @@
 //   maxRetryAfterMs, is refused at once with the 429, unsent. When the line opens, it goes on in
 //   order, one at a time, so a further 429 stops it before the next call is sent.
 // - When a call gets no answer or a 5xx, order is moot: the service is away or failing. Everyone
-//   waiting goes at once, and calls go side by side until one is answered again, so a service
-//   that hangs costs each call its own timeout, not the sum of those before it.
+//   waiting goes at once, and calls go side by side until one is answered again or none is under
+//   way, so a service that hangs costs each call its own timeout, not the sum of those before it.
+//   A call made when nothing is under way starts the line in order again: the first burst of
+//   commands after the service came back takes effect in the order typed.
 
 /** A call's turn: it may be sent now. */
 export interface LineTurn {
@@ -128,6 +130,9 @@ export class CallLine {
    * the closure under way holds up a call that did not close the line itself.
    */
   enter(order: number, allowance: number, paid: boolean, onWait?: (waitMs: number) => void): Promise<LineTurn | LineRefusal> | LineTurn | LineRefusal {
+    // Nothing under way: the failure that let calls go side by side is over (the service may be
+    // back), so the calls made from now on go in order again, until one fails.
+    if (!this.#paced && this.#sent === 0) this.#paced = true;
     const closed = this.#closed();
     if (!closed && (!this.#paced || (this.#waiting.length === 0 && this.#sent === 0))) return this.#turn(0);
     let waited = 0;

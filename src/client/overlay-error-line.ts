@@ -34,11 +34,16 @@ export function overlayErrorLine(error: OverlayStyleError): string {
     case 'service':
       break;
   }
-  if (error.status === 429) return `the overlay service is busy; try again in ${error.retryAfter ?? 60} s.`;
   // 503 of a database that cannot be written (full or read-only disk): only its operator can mend it.
   if (isStoreUnwritable(error)) {
     return 'the overlay service cannot save changes now; the streamer should check its log.';
   }
+  // An earlier attempt's answer was lost, so the change may be done although this attempt was
+  // refused for being busy: "nothing changed" would be untrue (a second try is harmless).
+  if (error.afterLostAnswer && (error.status === 429 || error.status >= 500)) {
+    return 'the overlay service did not confirm it, but it may have been done; check, or try again in a moment.';
+  }
+  if (error.status === 429) return `the overlay service is busy; try again in ${error.retryAfter ?? 60} s.`;
   // 503: another program holds the service's database; the write can simply be sent again.
   if (error.status === 503) return 'the overlay service is busy; try again in a moment.';
   if (error.status === 401) return 'the overlay service does not accept the bot\'s API key.';

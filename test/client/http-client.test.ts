@@ -320,6 +320,20 @@ describe('5xx answers', () => {
     expect(overlayErrorLine(new OverlayStyleError({ status: 503, message: 'Service Unavailable.' }))).toBe('the overlay service is busy; try again in a moment.');
   });
 
+  it('after a lost answer, a busy or failed last attempt is not read as "nothing changed": the change may be done', async () => {
+    // The first attempt's answer is lost (a 504 from a proxy after the service acted), the retry finds the database busy.
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'POST' }).reply(504, { message: 'Gateway Timeout.' });
+    service().intercept({ path: '/api/v1/viewers/unlock-skin', method: 'POST' }).reply(503, { message: 'Service Unavailable.' }).times(2);
+    const error = await rejection(client().unlockSkin({ twitch_username: 'vera', skin_id: 7 }));
+    expect(error).toMatchObject({ status: 503, afterLostAnswer: true });
+    expect(overlayErrorLine(error)).toBe('the overlay service did not confirm it, but it may have been done; check, or try again in a moment.');
+    for (const status of [429, 500, 503]) {
+      expect(overlayErrorLine(new OverlayStyleError({ status, message: 'x', afterLostAnswer: true }))).toMatch(/may have been done/);
+    }
+    // A refusal is what it says, whatever came before it.
+    expect(overlayErrorLine(new OverlayStyleError({ status: 404, message: 'Viewer not found.', afterLostAnswer: true }))).toBe('Viewer not found.');
+  });
+
   it('does not retry other 5xx statuses such as 501', async () => {
     service().intercept({ path: '/api/v1/skins' }).reply(501, { message: 'Not Implemented.' });
     expect((await rejection(client().listSkins())).status).toBe(501);

@@ -65,7 +65,7 @@ viewers:
 `;
 
 /** The documented short lines of a command that failed because the service is away or busy (docs/commands.md). */
-const FAILURE_LINE = /^the overlay service (is not answering; try again in a moment|is busy; try again in (\d+ s|a moment)|failed; try again later)\.$/;
+const FAILURE_LINE = /^the overlay service (is not answering; try again in a moment|is busy; try again in (\d+ s|a moment)|failed; try again later|did not confirm it, but it may have been done; check, or try again in a moment)\.$/;
 
 type Chatter = 'mod' | 'broadcaster' | 'vip' | 'sub' | 'viewer';
 const TAGS: Record<Chatter, () => ChatTags> = {

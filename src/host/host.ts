@@ -406,8 +406,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
             if (said || typeof line !== 'string') return;
             said = true;
             const outcome = await registration.reply({ channel: event.channel, user: event.user }, line);
+            // The chat queue has warned of it already, as of any reply; this only ties it to the redemption.
             if (outcome.status !== 'sent' && outcome.status !== 'coalesced') {
-              log.warn({ outcome, settled }, 'the redemption\'s chat reply was not sent');
+              log.debug({ outcome, settled }, 'the redemption\'s chat reply was not sent');
             }
           };
           return { outcome: decision.outcome, plugin: registration.plugin, afterStatus };

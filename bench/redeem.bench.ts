@@ -128,7 +128,7 @@ async function drive(name: string, helix: FakeHelix, rewardId: string, deadline:
 }
 
 async function runChatskin(deadline: number): Promise<RunResult> {
-  const logger = createLogger({ level: 'warn', destination: process.stderr });
+  const logger = createLogger({ level: (process.env.REDEEM_LOG_LEVEL ?? 'warn') as 'warn', destination: process.stderr });
   const world = await openRedemptionWorld({
     helix: { rateLimitPerMinute: LIFTED_RATE_LIMIT },
     rewards: { 'unlock-neon': { title: 'Unlock the Neon skin', cost: 500 } },

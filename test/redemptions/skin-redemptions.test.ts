@@ -250,6 +250,33 @@ describe('exactly once', () => {
     expect(world.unlocks).toHaveLength(3);
   });
 
+  it('a listing whose pages shift under it (redemptions resolved between two of its pages) is listed again: none is skipped', async () => {
+    const world = await running();
+    const rewardId = await world.rewardId('unlock-neon');
+    // Redeemed while the connection was lost: the listing after the new subscription finds them.
+    world.helix.eventSub.dropAllConnections();
+    const offline = Array.from({ length: 120 }, (_, i) => world.helix.addOfflineRedemption({ rewardId, user: { login: `offline${i}` } }));
+    // Its first page (50, twurple's page size) is made as things are when it is asked, and sent
+    // once five of its redemptions were resolved on the dashboard: the next page, counted from the
+    // list as it is then, starts five further on, so five redemptions are on no page.
+    const listing = () => world.helix.holdNext({ method: 'GET', path: '/channel_points/custom_rewards/redemptions' });
+    let firstPage = listing();
+    // The rewards are listed one after another: the other rewards' listings go on as they are.
+    while ((await firstPage.arrived).query['reward_id']?.[0] !== rewardId) {
+      const other = firstPage;
+      firstPage = listing();
+      other.release();
+    }
+    for (const redemption of offline.slice(0, 5)) world.helix.resolveOnDashboard(redemption.id, 'FULFILLED');
+    firstPage.release();
+    // Long before the next periodic listing (a minute away).
+    for (const redemption of offline.slice(5)) await world.helix.waitForRedemptionStatus(redemption.id, 'FULFILLED', { timeoutMs: 5000 });
+    // Each once (the five resolved after their page was made were listed UNFULFILLED, so they had theirs too).
+    const unlocked = world.unlocks.map((call) => call.viewerId);
+    expect(new Set(unlocked).size).toBe(unlocked.length);
+    expect(unlocked.length).toBeGreaterThanOrEqual(115);
+  });
+
   it('a crash between the unlock and FULFILLED is completed on restart without a second unlock', async () => {
     const world = await running();
     const rewardId = await world.rewardId('unlock-neon');

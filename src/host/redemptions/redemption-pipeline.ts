@@ -128,6 +128,12 @@ function resolvedElsewhereMessage(status: RedemptionStatus | null): string {
   return `${start}Twitch no longer has it (its reward was deleted, which marks its redemptions FULFILLED), so the viewer's points are spent and its effect may not have happened: the viewer may be owed the effect by hand${end}`;
 }
 
+/**
+ * Listings of one reward per reconciliation at most: each after the first lists only what the
+ * one before it may have skipped, so a few do; a bound keeps a list that never settles finite.
+ */
+const MAX_LISTINGS_PER_REWARD = 5;
+
 const STATUS_OF: Record<LedgerOutcome, RedemptionStatusUpdate> = { fulfill: 'FULFILLED', refund: 'CANCELED' };
 /** A refund Twitch answered as no longer possible (404, or the id left out of the changed ones). */
 const REFUND_NOT_GIVEN = 'redemption not refunded: Twitch no longer had it UNFULFILLED (resolved in the request queue, or its reward deleted), so the viewer\'s points stay spent';
@@ -302,6 +308,30 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     return work;
   }
 
+  /** Handles a listing's redemptions, `concurrency` at a time, into the report. */
+  async function handleListed(listed: readonly TwitchRedemption[], report: ReconcileReport): Promise<void> {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < listed.length && !stopped) {
+        const redemption = listed[next++]!;
+        // A handler that never settles would hold this worker, and so the reconciliation (and a
+        // stop waiting for it), for ever: the wait ends after handlerWaitMs, or at once on stop
+        // (which also ends the deadline's timer).
+        const waited = withDeadline(unlessStopped(process(redemption, { listed: true })), handlerWaitMs, () => new Error('still under way'), clock);
+        const result = await waited.catch(() => null);
+        if (result === 'stopping') break;
+        if (result === null) {
+          report.failures.push(`redemption ${redemption.id}: its handler has not finished after ${handlerWaitMs / 1000} s `
+            + '(its outcome is recorded and sent when it does)');
+          continue;
+        }
+        if (result.kind === 'done') report.handled++;
+        else if (result.kind === 'status-pending' || result.kind === 'failed') report.failures.push(`redemption ${redemption.id}: ${result.error}`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, listed.length) }, worker));
+  }
+
   async function reconcile(rewardIds: readonly string[]): Promise<ReconcileReport> {
     const report: ReconcileReport = { statusesSent: 0, listed: 0, handled: 0, failures: [] };
     try {
@@ -323,38 +353,25 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     /** Every redemption Twitch listed UNFULFILLED now (handled above, or left for the next reconciliation). */
     const seen = new Set<string>();
     for (const rewardId of rewardIds) {
-      if (stopped) break;
-      let listed: TwitchRedemption[];
-      try {
-        listed = await channelPoints.listUnfulfilledRedemptions(rewardId);
-      } catch (error) {
-        // Gone from Twitch: not a failure to report at every reconciliation, but a reward to make again.
-        if (error instanceof ChannelPointsError && error.status === 404) options.rewardOutOfStep?.(rewardId, 'missing');
-        else report.failures.push(`listing redemptions of reward ${rewardId}: ${errorText(error)}`);
-        continue;
-      }
-      report.listed += listed.length;
-      for (const redemption of listed) seen.add(redemption.id);
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < listed.length && !stopped) {
-          const redemption = listed[next++]!;
-          // A handler that never settles would hold this worker, and so the reconciliation (and a
-          // stop waiting for it), for ever: the wait ends after handlerWaitMs, or at once on stop
-          // (which also ends the deadline's timer).
-          const waited = withDeadline(unlessStopped(process(redemption, { listed: true })), handlerWaitMs, () => new Error('still under way'), clock);
-          const result = await waited.catch(() => null);
-          if (result === 'stopping') break;
-          if (result === null) {
-            report.failures.push(`redemption ${redemption.id}: its handler has not finished after ${handlerWaitMs / 1000} s `
-              + '(its outcome is recorded and sent when it does)');
-            continue;
-          }
-          if (result.kind === 'done') report.handled++;
-          else if (result.kind === 'status-pending' || result.kind === 'failed') report.failures.push(`redemption ${redemption.id}: ${result.error}`);
+      // A listing's pages are read one after another, each counted from the list as it is then
+      // (the fake Helix does; Twitch's cursor is opaque): redemptions resolved meanwhile, live or
+      // on the dashboard, move the rest forward, past a page already read. So a reward whose
+      // listing found any redemption not seen before is listed again, until one finds none.
+      for (let listing = 0; listing < MAX_LISTINGS_PER_REWARD && !stopped; listing++) {
+        let listed: TwitchRedemption[];
+        try {
+          listed = (await channelPoints.listUnfulfilledRedemptions(rewardId)).filter((redemption) => !seen.has(redemption.id));
+        } catch (error) {
+          // Gone from Twitch: not a failure to report at every reconciliation, but a reward to make again.
+          if (error instanceof ChannelPointsError && error.status === 404) options.rewardOutOfStep?.(rewardId, 'missing');
+          else report.failures.push(`listing redemptions of reward ${rewardId}: ${errorText(error)}`);
+          break;
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, listed.length) }, worker));
+        if (listed.length === 0) break;
+        report.listed += listed.length;
+        for (const redemption of listed) seen.add(redemption.id);
+        await handleListed(listed, report);
+      }
     }
     if (!stopped) await settleResolvedElsewhere(seen, report);
     return report;

@@ -8,7 +8,7 @@ import { isFileless, shownLocation } from '../service/store/store-open-error.ts'
 import type { StyleService } from '../service/style-service.ts';
 import { ServiceError } from '../service/types.ts';
 import type { CliOptions } from '../main.ts';
-import { CliError } from './cli-error.ts';
+import { CliError, shownArg } from './cli-error.ts';
 
 /** The config file in use, absolute: what a message tells the user to edit. */
 export function configFileInUse(options: CliOptions): string {
@@ -43,7 +43,9 @@ export async function withService<T>(
     return await fn(opened.service, config);
   } catch (error) {
     if (error instanceof ServiceError) {
-      throw new CliError(error.status === 404 && error.message.startsWith('No account') ? `${error.message} ${whereAccountsComeFrom(config)}` : error.message);
+      // Its message may quote what was typed (a login): a newline in it would split the one line.
+      const message = shownArg(error.message);
+      throw new CliError(error.status === 404 && message.startsWith('No account') ? `${message} ${whereAccountsComeFrom(config)}` : message);
     }
     throw error;
   } finally {

@@ -12,7 +12,7 @@ import { redactInspectedFields } from '../config/secret-key.ts';
 import { createScrubber, REDACTED } from '../host/logger.ts';
 import { storageFaultOf, storageFaultText } from '../service/store/storage-fault.ts';
 import { isDatabaseBusy, isDatabaseReadOnly, StoreOpenError, storeOpenError } from '../service/store/store-open-error.ts';
-import { CliError } from './cli-error.ts';
+import { CliError, shownArg } from './cli-error.ts';
 
 /** Set (to anything but "", "0" or "false") to print the stack trace of an unexpected error. */
 export const DEBUG_ENV = 'CHATSKIN_DEBUG';
@@ -77,7 +77,8 @@ export function formatFailure(error: unknown, context: FailureContext): string {
     text = `chatskin: ${listen ?? `unexpected error: ${describeUnexpected(error)}${hint}`}\n`;
     if (context.debug) text += `${inspect(error, { depth: 4 })}\n`;
   }
-  return scrubText(text, context.secrets);
+  // A value from the command line or a file may hold a terminal escape: shown, never acted on.
+  return scrubText(text, context.secrets).replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => shownArg(c));
 }
 
 function isParseArgsError(error: unknown): error is Error {

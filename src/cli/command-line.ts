@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { closestName } from '../host/closest-name.ts';
-import { CliError } from './cli-error.ts';
+import { CliError, shownArg } from './cli-error.ts';
 import { errorText } from '../host/error-text.ts';
 
 /** The flags every command takes. */
@@ -111,12 +111,13 @@ export function parseCommandLine(argv: string[]): CommandLine {
 
 function unknownCommand(name: string): CliError {
   const near = closestName(name, [...Object.keys(COMMAND_SPECS), 'help']);
-  return new CliError(`Unknown command "${name}".${near === undefined ? '' : ` Did you mean "${near}"?`} Run chatskin --help for the commands.`);
+  return new CliError(`Unknown command "${shownArg(name)}".${near === undefined ? '' : ` Did you mean "${near}"?`} Run chatskin --help for the commands.`);
 }
 
 /** `--as` on `chatskin start`: names the flag, the command and, when it is another command's, that one. */
-function unknownFlag(raw: string, spec: CommandSpec | undefined, allowed: ParseArgsOptionsConfig = GLOBAL_FLAGS): CliError {
-  const longName = raw.replace(/^-+/, '');
+function unknownFlag(typed: string, spec: CommandSpec | undefined, allowed: ParseArgsOptionsConfig = GLOBAL_FLAGS): CliError {
+  const raw = shownArg(typed);
+  const longName = typed.replace(/^-+/, '');
   const owner = raw.startsWith('--') ? Object.values(COMMAND_SPECS as Record<string, CommandSpec>).find((other) => Object.hasOwn(other.flags, longName)) : undefined;
   const near = raw.startsWith('--') ? closestName(longName, Object.keys(allowed)) : undefined;
   const hint = owner !== undefined ? ` (${raw} is an option of "${owner.label}")` : '';

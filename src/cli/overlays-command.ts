@@ -7,7 +7,7 @@ import type { Config } from '../config/index.ts';
 import { configuredPublicBaseUrl, overlayUrl } from '../runtime/public-url.ts';
 import { ServiceError } from '../service/types.ts';
 import { configFileInUse, whereAccountsComeFrom, withService, requireArgs } from './cli-context.ts';
-import { CliError } from './cli-error.ts';
+import { CliError, shownArg } from './cli-error.ts';
 import { printAnswer } from './print.ts';
 
 const USAGE = 'chatskin overlays (list LOGIN | new-url LOGIN ID) [--config FILE]';
@@ -21,7 +21,7 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   const lines = await withService(options, async (service, config) => {
     if (config.service.mode === 'remote') remoteBaseUrl = config.service.baseUrl;
     const account = await service.findAccount(login!);
-    if (!account) throw new CliError(`No account with the login "${login}". ${whereAccountsComeFrom(config)}`);
+    if (!account) throw new CliError(`No account with the login "${shownArg(login!)}". ${whereAccountsComeFrom(config)}`);
     // http.port 0 (and no overlay.publicUrl): the running host picks its port, so only the path is known here.
     const base = configuredPublicBaseUrl(config);
     pathsOnly = base === undefined;
@@ -35,19 +35,19 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
 async function newUrl(args: string[], options: CliOptions): Promise<void> {
   const [, login, idText] = requireArgs(args, 3, USAGE);
   const overlayId = /^[1-9][0-9]{0,14}$/.test(idText!) ? Number(idText) : NaN;
-  if (Number.isNaN(overlayId)) throw new CliError(`"${idText}" is not an overlay id: \`chatskin overlays list ${login}\` shows the ids.`);
+  if (Number.isNaN(overlayId)) throw new CliError(`"${shownArg(idText!)}" is not an overlay id: \`chatskin overlays list ${shownArg(login!)}\` shows the ids.`);
   let config!: Config;
   const url = await withService(options, async (service, loaded) => {
     config = loaded;
     const account = await service.findAccount(login!);
-    if (!account) throw new CliError(`No account with the login "${login}". ${whereAccountsComeFrom(loaded)}`);
+    if (!account) throw new CliError(`No account with the login "${shownArg(login!)}". ${whereAccountsComeFrom(loaded)}`);
     try {
       const overlay = await service.renewOverlayToken(account.id, overlayId);
       return overlayUrl(configuredPublicBaseUrl(loaded) ?? '', overlay.token);
     } catch (error) {
       // The service's own check: the overlay is not one of the account's.
       if (error instanceof ServiceError && error.status === 404) {
-        throw new CliError(`${login} has no overlay ${overlayId}: \`chatskin overlays list ${login}\` shows the ids.`);
+        throw new CliError(`${shownArg(login!)} has no overlay ${overlayId}: \`chatskin overlays list ${shownArg(login!)}\` shows the ids.`);
       }
       throw error;
     }

@@ -5,7 +5,7 @@ import { parseSeedFixture, readSeedFile, SeedFixtureError } from '../service/see
 import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../service/settings/templates.ts';
 import { createTemplateCatalog } from '../service/template-catalog.ts';
 import { loadCliConfig, withService, requireArgs } from './cli-context.ts';
-import { CliError } from './cli-error.ts';
+import { CliError, shownArg } from './cli-error.ts';
 import { printAnswer } from './print.ts';
 
 export async function run(args: string[], options: CliOptions): Promise<void> {
@@ -35,5 +35,5 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
 
 /** One problem on one line; several as a list under a headline, as an invalid config's. */
 function fixtureRefusal(file: string, error: SeedFixtureError): string {
-  return error.problems.length === 1 ? `Invalid seed fixture ${file}: ${error.problems[0]}` : error.message;
+  return error.problems.length === 1 ? `Invalid seed fixture ${shownArg(file)}: ${shownArg(error.problems[0]!)}` : error.message;
 }

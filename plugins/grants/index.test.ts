@@ -171,6 +171,26 @@ describe('grants plugin: !revoke', () => {
   });
 });
 
+describe('grants plugin: a login of digits only that is another viewer\'s user id', () => {
+  // GET /viewers/{identifier}/skins reads `1001` as viewer_one's user id first (docs/commands.md).
+  it('!grant by skin id to such a login without an account says the account is missing, not the skin', async () => {
+    const { test, skins } = await world();
+    expect(await chat(test, `!grant @1001 ${skins.neon!}`)).toEqual(['@Mod_mia 1001 has no account on the overlay service yet.']);
+    // A skin the channel does not list may be the missing one as well: both are said.
+    expect(await chat(test, `!grant @1001 ${skins.foreign!}`)).toEqual([
+      `@Mod_mia 1001 has no account on the overlay service yet, or there is no skin "${skins.foreign!}" on this channel.`,
+    ]);
+  });
+
+  it('!revoke by a channel skin\'s id names the skin', async () => {
+    const { test, client, harness, skins } = await world();
+    await harness.service.registerViewer({ twitchUserId: '4001', login: '1001' });
+    expect(await chat(test, '!grant @1001 vault')).toEqual(['@Mod_mia granted Vault to 1001.']);
+    expect(await chat(test, `!revoke @1001 ${skins.vault!}`)).toEqual(['@Mod_mia revoked Vault from 1001.']);
+    expect(await granted(client, '4001')).toEqual([]);
+  });
+});
+
 describe('grants plugin: config', () => {
   it('refuses a skinIds entry that is not a positive id, naming the path', async () => {
     const { test } = await world(() => ({ skinIds: { classic: 0 } }));

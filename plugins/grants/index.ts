@@ -45,18 +45,27 @@ export default definePlugin({
       const skins = await ctx.overlay.listSkins(presetId);
       const found = skins.find((skin) => skin.slug === wanted) ?? skins.find((skin) => sameName(typed, skin.name));
       if (found !== undefined) return { id: found.id, name: found.name };
-      // An id is a positive whole number; 0 names no skin.
-      if (/^[1-9][0-9]{0,14}$/.test(wanted)) return { id: Number(wanted) };
+      // An id is a positive whole number; 0 names no skin. One of the channel's own is named in the reply.
+      if (/^[1-9][0-9]{0,14}$/.test(wanted)) {
+        const listed = skins.find((skin) => skin.id === Number(wanted));
+        return listed === undefined ? { id: Number(wanted) } : { id: listed.id, name: listed.name };
+      }
       throw new ChatRefusal(`there is no skin ${quoted(typed)} on this channel.`);
     }
 
-    /** After a 404 naming a viewer and a skin: which of the two is missing. */
-    async function whichIsMissing(viewer: string, typed: string): Promise<never> {
+    /** After a 404 naming a viewer and a skin (by id): which of the two is missing. */
+    async function whichIsMissing(viewer: string, skinId: number, typed: string): Promise<never> {
       try {
         await ctx.overlay.listViewerSkins(viewer);
       } catch (error) {
         if (isOverlayStyleError(error, 404)) throw new ChatRefusal(noAccount(viewer));
         throw error;
+      }
+      // GET /viewers/{identifier} reads a login of digits only as a user id first: the viewer found
+      // may be another one, so the login may still have no account. A skin the channel lists exists.
+      if (ALL_DIGITS.test(viewer)) {
+        if ((await ctx.overlay.listSkins(presetId)).some((skin) => skin.id === skinId)) throw new ChatRefusal(noAccount(viewer));
+        throw new ChatRefusal(`${viewer} has no account on the overlay service yet, or there is no skin ${quoted(typed)} on this channel.`);
       }
       throw new ChatRefusal(`there is no skin ${quoted(typed)} on this channel.`);
     }
@@ -91,7 +100,7 @@ export default definePlugin({
           // GET /viewers/{identifier} would read an all-digit login as another viewer's user id.)
           if (isOverlayStyleError(error, 404)) {
             if (skin.name !== undefined) throw new ChatRefusal(noAccount(viewer));
-            return whichIsMissing(viewer, typed);
+            return whichIsMissing(viewer, skin.id, typed);
           }
           if (isOverlayStyleError(error, 422) && error.errors?.skin_id !== undefined) {
             throw new ChatRefusal(`${skin.name ?? quoted(typed)} is not active, so it cannot be granted.`);

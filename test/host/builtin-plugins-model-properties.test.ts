@@ -8,7 +8,9 @@
 //   template); the style plugin targets one of them per run (presetId, or the default overlay);
 // - moderators, the broadcaster, a VIP and viewers type !style (valid and invalid values of each
 //   setting type), reset, show, !theme (themes with null resets), !grant / !revoke (by login,
-//   display name, @, odd case, unknown and renamed viewers), !skins, !skin <name|number|none>;
+//   display name, @, odd case, unknown and renamed viewers, a login of digits only that is another
+//   viewer's user id), !skins, !skin <name|number|none> (free, exclusive, bought, granted, inactive,
+//   global and another template's skins);
 // - after every step: the reply is the documented one (or its documented pattern), every
 //   overlay's effective values and overrides are the model's (a write lands in the target's
 //   scope only: an override on a synced overlay, its own values on an independent one, which its
@@ -18,7 +20,7 @@
 // when they chat"; src/runtime/chat-transports.ts) and a command waits for it (beforeCommand): the
 // test host does the same with the service's registerViewer. The clock moves 31 s before each
 // line, so cooldowns (command-routing-properties' business) never hold one.
-// PLUGIN_MODEL_RUNS runs more (default 12), PLUGIN_MODEL_SEED replays one seed.
+// PLUGIN_MODEL_RUNS runs more (default 20), PLUGIN_MODEL_SEED replays one seed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createInProcessClient } from '../../src/client/in-process-client.ts';
@@ -39,7 +41,7 @@ const STATS = process.env.PLUGIN_MODEL_STATS === '1';
 const stats = new Map<string, number>();
 /** A reply with its mention, names and numbers taken out, for PLUGIN_MODEL_STATS. */
 const replyKind = (replies: string[]): string => (replies.length === 0 ? '(no reply)' : replies[0]!.replace(/^@\S+ /, '').replace(/"[^"]*"|[0-9#]\S*|[A-Z][a-z]+( [A-Z][a-z]+)?/g, '_').slice(0, 60));
-const RUNS = Number(process.env.PLUGIN_MODEL_RUNS ?? 12);
+const RUNS = Number(process.env.PLUGIN_MODEL_RUNS ?? 20);
 const SEED = process.env.PLUGIN_MODEL_SEED === undefined ? undefined : Number(process.env.PLUGIN_MODEL_SEED);
 
 const FIXTURE = {
@@ -59,6 +61,8 @@ const FIXTURE = {
         { slug: 'vault', name: 'Vault', template: 'bubbles', availability: 'exclusive', values: {} },
         { slug: 'retired', name: 'Retired', template: 'bubbles', availability: 'purchase', active: false, values: {} },
         { slug: 'night-owl', name: 'Night Owl', template: 'bubbles', availability: 'free', values: {} },
+        // Another template's: GET /skins (the default overlay's template) does not list it.
+        { slug: 'tape', name: 'Tape Deck', template: 'ticker', availability: 'purchase', values: {} },
       ],
     },
     { login: 'other', premium: true, skins: [{ slug: 'foreign', name: 'Foreign', template: 'bubbles', availability: 'purchase', values: {} }] },
@@ -177,7 +181,11 @@ function tagsOf(c: Chatter, login: string, display: string): ChatTags {
 }
 
 // ---- skins ----
-interface SkinDef { id: number; slug: string; name: string; availability: string; active: boolean; channel: boolean }
+interface SkinDef {
+  id: number; slug: string; name: string; availability: string; active: boolean;
+  /** The channel's own; `listed`: in GET /skins (the default overlay's template). */
+  channel: boolean; listed?: boolean;
+}
 
 // ---- steps ----
 type Step =
@@ -197,7 +205,7 @@ const VIEWERS = [3, 4, 5, 6, 7];
 const whoArb = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...STAFF) }, { weight: 1, arbitrary: fc.constantFrom(2, 3) });
 const keyArb = fc.constantFrom(...KEY_NAMES);
 const SKIN_WORDS = ['neon', 'Neon', 'NEON', '"Neon"', 'vault', 'Vault', 'night owl', 'Night Owl', 'night-owl', 'retired', 'sparkles', 'classic', 'gold', 'foreign',
-  '#neon', '#vault', '#gold', '#foreign', '#classic', '#night-owl', '\uFF2E\uFF45\uFF4F\uFF4E'];
+  '#neon', '#vault', '#gold', '#foreign', '#classic', '#night-owl', '\uFF2E\uFF45\uFF4F\uFF4E', 'tape', 'Tape', 'tape deck', 'Tape Deck', '#tape'];
 
 /** Mostly skins a grant or pick can succeed with, so that revokes and picks of held skins come up. */
 const skinWordArb = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('vault', 'Vault', '#gold', 'night owl', '#vault', 'gold') }, { weight: 2, arbitrary: fc.constantFrom(...SKIN_WORDS) });
@@ -214,7 +222,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant<'rename'>('rename'), who: fc.constantFrom(4, 5, 6, 3), to: fc.constantFrom(...RENAMES) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant<'chat'>('chat'), who: fc.constantFrom(...ANYONE) }) },
 );
-const TARGETS = ['default', 'Main', 'Synced', 'Solo', 'Ticker'] as const;
+const TARGETS = ['default', 'Main', 'Synced', 'Mirror', 'Solo', 'Ticker'] as const;
 
 // ---- the model ----
 interface ViewerState { login: string; display: string; known: boolean; grants: Set<number>; purchases: Set<number>; pick: number | null }
@@ -267,8 +275,8 @@ async function startWorld(target: (typeof TARGETS)[number]): Promise<World> {
   expect(host.plugins.map((p) => `${p.name}:${p.state}`)).toEqual(['style:running', 'skins:running', 'grants:running']);
   const skins: SkinDef[] = [];
   for (const [slug, id] of Object.entries(streamer.skins)) {
-    const def = FIXTURE.accounts[0]!.skins!.find((s) => s.slug === slug)! as { name: string; availability: string; active?: boolean };
-    skins.push({ id: id as number, slug, name: def.name, availability: def.availability, active: def.active ?? true, channel: true });
+    const def = FIXTURE.accounts[0]!.skins!.find((s) => s.slug === slug)! as { name: string; template: string; availability: string; active?: boolean };
+    skins.push({ id: id as number, slug, name: def.name, availability: def.availability, active: def.active ?? true, channel: true, listed: def.template === 'bubbles' });
   }
   for (const [slug, id] of Object.entries(ids.global_skins)) {
     const def = FIXTURE.global_skins.find((s) => s.slug === slug)!;
@@ -453,7 +461,7 @@ function expectStep(w: World, m: Model, target: OverlayName, step: Step): { line
       const noAccount = `${at}${login} has no account on the overlay service yet.`;
       if (step.kind === 'grant') {
         // Looked up: a channel skin by slug or name (GET /skins: the default overlay's template), else an id.
-        const byName = w.skins.find((s) => s.channel && (s.slug === unquoted(typed).toLowerCase() || s.name.toLowerCase() === unquoted(typed).normalize('NFKC').toLowerCase()));
+        const byName = w.skins.find((s) => s.listed === true && (s.slug === unquoted(typed).toLowerCase() || s.name.toLowerCase() === unquoted(typed).normalize('NFKC').toLowerCase()));
         const byId = skinOf(w, step.skin);
         const skin = byName ?? byId;
         if (skin === undefined) return { line, who: step.who, reply: `${at}there is no skin ${quotedSkin} on this channel.` };
@@ -461,7 +469,7 @@ function expectStep(w: World, m: Model, target: OverlayName, step: Step): { line
         // login of digits only as a user id first; then a skin the channel lists exists, else either may be missing.
         const digitsRead = /^[0-9]+$/.test(login) && CHATTERS.some((c, i) => c.id === login && m.viewers[i]!.known);
         const either = `${at}${login} has no account on the overlay service yet, or there is no skin ${quotedSkin} on this channel.`;
-        if (!known) return { line, who: step.who, reply: byName === undefined && digitsRead && !skin.channel ? either : noAccount };
+        if (!known) return { line, who: step.who, reply: byName === undefined && digitsRead && skin.listed !== true ? either : noAccount };
         if (skin.slug === 'foreign') return { line, who: step.who, reply: /^[0-9]+$/.test(login) ? either : `${at}there is no skin ${quotedSkin} on this channel.` };
         if (!skin.active) return { line, who: step.who, reply: `${at}${skin.name} is not active, so it cannot be granted.` };
         const v = m.viewers[target]!;
@@ -483,7 +491,7 @@ function expectStep(w: World, m: Model, target: OverlayName, step: Step): { line
         const theirs = w.skins.filter((s) => m.viewers[idHolder]!.grants.has(s.id));
         const listed = theirs.find((s) => s.slug === unquoted(typed).toLowerCase()) ?? theirs.find((s) => s.name.toLowerCase() === unquoted(typed).normalize('NFKC').toLowerCase())
           ?? theirs.find((s) => String(s.id) === typed);
-        const channel = w.skins.find((s) => s.channel && (s.slug === unquoted(typed).toLowerCase() || s.name.toLowerCase() === unquoted(typed).normalize('NFKC').toLowerCase() || String(s.id) === typed));
+        const channel = w.skins.find((s) => s.listed === true && (s.slug === unquoted(typed).toLowerCase() || s.name.toLowerCase() === unquoted(typed).normalize('NFKC').toLowerCase() || String(s.id) === typed));
         const skin = listed ?? channel ?? skinOf(w, step.skin);
         if (skin === undefined || !v.grants.has(skin.id)) return { line, who: step.who, reply: `${at}${login} has no grant of ${quotedSkin} to revoke (a purchase is never revoked).` };
         v.grants.delete(skin.id);
@@ -528,7 +536,7 @@ function expectStep(w: World, m: Model, target: OverlayName, step: Step): { line
         return { line, who: step.who, reply: already ? `${at}you already use ${found.name}.` : `${at}your messages now use ${found.name}.` };
       }
       const quotedSkin = `"${unquoted(typed)}"`;
-      const exists = w.skins.find((s) => matches(s, typed) && (s.channel || /^[0-9]+$/.test(typed) || s.slug === typed.toLowerCase()) && s.slug !== 'foreign');
+      const exists = w.skins.find((s) => matches(s, typed) && (s.listed === true || /^[0-9]+$/.test(typed) || s.slug === typed.toLowerCase()) && s.slug !== 'foreign');
       if (exists === undefined) return { line, who: step.who, reply: `${at}there is no skin ${quotedSkin}. !skins lists yours.` };
       if (!exists.active) return { line, who: step.who, reply: `${at}the skin ${quotedSkin} is not available right now.` };
       return { line, who: step.who, reply: `${at}you don't have the skin ${quotedSkin} yet.` };

@@ -173,7 +173,7 @@ const CHATTERS: Chatter[] = [
   { id: '4001', login: '1002', display: '1002', role: 'viewer' },
 ];
 // New logins; the seeded ones too, which a renamed viewer leaves on a stale row for another to take.
-const RENAMES = ['ann_b', 'newbie_2', 'kenji_x', 'viewer_uno', 'ann', 'viewer_one'];
+const RENAMES = ['ann_b', 'newbie_2', 'kenji_x', 'viewer_uno', 'ann', 'viewer_one', 'mia_mod', '1001', 'mod_mia'];
 
 function tagsOf(c: Chatter, login: string, display: string): ChatTags {
   const base = c.role === 'broadcaster' ? broadcasterTags(login) : c.role === 'moderator' ? moderatorTags(login) : c.role === 'vip' ? vipTags(login) : chatTags(login);
@@ -219,7 +219,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant<'revoke'>('revoke'), who: whoArb, target: fc.constant(-1), targetForm: fc.nat(4), skin: fc.constant(''), again: fc.constant(true) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant<'skins'>('skins'), who: fc.constantFrom(...ANYONE) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant<'skin'>('skin'), who: fc.constantFrom(...VIEWERS, 1), skin: fc.option(fc.oneof(skinWordArb, fc.constantFrom('none', 'OFF')), { nil: null, freq: 6 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant<'rename'>('rename'), who: fc.constantFrom(4, 5, 6, 3), to: fc.constantFrom(...RENAMES) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant<'rename'>('rename'), who: fc.constantFrom(4, 5, 6, 3, 1, 7), to: fc.constantFrom(...RENAMES) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant<'chat'>('chat'), who: fc.constantFrom(...ANYONE) }) },
 );
 const TARGETS = ['default', 'Main', 'Synced', 'Mirror', 'Solo', 'Ticker'] as const;

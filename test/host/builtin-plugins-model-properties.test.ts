@@ -20,7 +20,8 @@
 // when they chat"; src/runtime/chat-transports.ts) and a command waits for it (beforeCommand): the
 // test host does the same with the service's registerViewer. The clock moves 31 s before each
 // line, so cooldowns (command-routing-properties' business) never hold one.
-// PLUGIN_MODEL_RUNS runs more (default 20), PLUGIN_MODEL_SEED replays one seed.
+// PLUGIN_MODEL_RUNS runs more (default 20), PLUGIN_MODEL_SEED replays one seed; PLUGIN_MODEL_STATS=1
+// prints how often each kind of reply came (names and numbers taken out), to see what a run reached.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createInProcessClient } from '../../src/client/in-process-client.ts';

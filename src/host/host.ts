@@ -17,9 +17,9 @@ import { withDeadline } from './deadline.ts';
 import { CommandRegistry } from './command-registry.ts';
 import { createPluginContext } from './plugin-context.ts';
 import { BUILT_IN_PLUGIN_DIR, findPluginEntry, importPlugin, parsePluginSettings } from './plugin-loader.ts';
-import type {
-  ChatReplyTarget, ChatUser, PluginTeardown, RedemptionDecision, RedemptionEvent, RedemptionHandler, RedemptionOutcome, ReplyOutcome,
-} from './plugin-api.ts';
+import type { ChatReplyTarget, ChatUser, PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
+import { decisionOf, replyAfterStatus } from './redemption-decision.ts';
+import type { RedemptionSettlement } from './redemption-decision.ts';
 import { createReplyQueue } from './reply-queue.ts';
 import type { ReplyQueue, ReplyQueueOptions, ReplySource } from './reply-queue.ts';
 import { errorText } from './error-text.ts';
@@ -75,14 +75,7 @@ export interface PluginStatus {
   rewards: string[];
 }
 
-/**
- * How Twitch settled a redemption's status: `as-asked` (FULFILLED for a fulfil, or another final
- * status set meanwhile: the effect stands; CANCELED for a refund, the points back),
- * `refund-not-given` (a CANCELED Twitch did not take, the redemption not CANCELED there), or
- * `refund-unknown` (a CANCELED Twitch did not take, and asking for its status failed: no line is
- * said, as either may be untrue).
- */
-export type RedemptionSettlement = 'as-asked' | 'refund-not-given' | 'refund-unknown';
+export type { RedemptionSettlement };
 
 export type RedemptionResult =
   | {
@@ -124,16 +117,6 @@ interface RedemptionRegistration {
   handler: RedemptionHandler;
   /** The plugin's ctx.chat.reply (its share of the queue; refused once it is off). */
   reply(to: ChatReplyTarget, text: string): Promise<ReplyOutcome>;
-}
-
-/** A handler's answer as outcome and lines; null when it is neither an outcome nor a RedemptionDecision. */
-function decisionOf(answer: unknown): { outcome: RedemptionOutcome; reply?: unknown; replyIfNotRefunded?: unknown } | null {
-  if (answer === undefined || answer === 'fulfill') return { outcome: 'fulfill' };
-  if (answer === 'refund') return { outcome: 'refund' };
-  if (typeof answer !== 'object' || answer === null) return null;
-  const decision = answer as Partial<RedemptionDecision>;
-  if (decision.outcome !== 'fulfill' && decision.outcome !== 'refund') return null;
-  return { outcome: decision.outcome, reply: decision.reply, replyIfNotRefunded: decision.replyIfNotRefunded };
 }
 
 export async function createHost(options: HostOptions): Promise<Host> {
@@ -392,25 +375,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
         const answer: unknown = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
         const decision = decisionOf(answer);
         if (decision !== null) {
-          const lines: Record<RedemptionSettlement, unknown> = {
-            'as-asked': decision.reply,
-            'refund-not-given': decision.outcome === 'refund' ? decision.replyIfNotRefunded : undefined,
-            'refund-unknown': undefined,
-          };
-          for (const [field, line] of [['reply', decision.reply], ['replyIfNotRefunded', decision.replyIfNotRefunded]] as const) {
-            if (line !== undefined && typeof line !== 'string') log.error({ field }, `redemption handler's ${field} is not a string: it is not said`);
-          }
-          let said = false;
-          const afterStatus = async (settled: RedemptionSettlement): Promise<void> => {
-            const line = lines[settled];
-            if (said || typeof line !== 'string') return;
-            said = true;
-            const outcome = await registration.reply({ channel: event.channel, user: event.user }, line);
-            // The chat queue has warned of it already, as of any reply; this only ties it to the redemption.
-            if (outcome.status !== 'sent' && outcome.status !== 'coalesced') {
-              log.debug({ outcome, settled }, 'the redemption\'s chat reply was not sent');
-            }
-          };
+          const afterStatus = replyAfterStatus(decision, { channel: event.channel, user: event.user }, registration.reply, log);
           return { outcome: decision.outcome, plugin: registration.plugin, afterStatus };
         }
         log.error({ returned: answer }, 'redemption handler returned neither "fulfill" nor "refund" (nor { outcome, reply }): refunding');

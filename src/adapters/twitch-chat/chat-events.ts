@@ -5,8 +5,7 @@
 import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import type { ChatListeners } from '../chat-listeners.ts';
-import type { Clock, ScheduledTimer } from '../../host/clock.ts';
-import { FixedWindowLimiter } from '../../service/http/fixed-window-limiter.ts';
+import type { Clock } from '../../host/clock.ts';
 import { normalizeChannel, textTag } from '../../host/chat-transport.ts';
 import type { ChatTags } from '../../host/chat-transport.ts';
 import { createNoticeHandler } from './notices.ts';
@@ -14,10 +13,8 @@ import type { OwnLineEcho } from './own-line-echo.ts';
 import { tapParsedLines } from './parsed-line-tap.ts';
 import type { RawIrcMessage } from './parsed-line-tap.ts';
 import type { SendPause } from './send-pause.ts';
+import { unreadableLineWarnings } from './unreadable-line-warnings.ts';
 import type { TwitchChatIdentity } from './twitch-chat-options.ts';
-
-/** At most one warning per this many ms of the lines tmi.js could not read (a flood of them would flood the log). */
-export const UNREADABLE_LINE_WARNING_MS = 60_000;
 
 /** How Twitch reads a line the bot sent as "/me ..." (or ".me ..."): an action, shown without the command. */
 const ACTION_LINE = /^\s*[/.]me\s+(\S[\s\S]*)$/i;
@@ -46,55 +43,6 @@ export interface ChatEvents {
   attach(client: tmi.Client, ifCurrent: IfCurrentClient): void;
   /** The transport stops: the lines skipped since the last warning are told now. */
   stop(): void;
-}
-
-/**
- * The warnings for lines tmi.js could not read (parsed-line-tap.ts), at most one per
- * UNREADABLE_LINE_WARNING_MS (the window of a FixedWindowLimiter of 1): the first names its
- * command; the lines after it in its window are counted, and told in one warning when the window
- * ends (the next one's warning: while they keep coming, one a window).
- */
-function unreadableLineWarnings(logger: Logger, clock: Clock): { skipped(error: unknown, command: string): void; stop(): void } {
-  const windows = new FixedWindowLimiter({ limit: 1, windowMs: UNREADABLE_LINE_WARNING_MS, now: () => clock.now(), maxKeys: 1 });
-  /** Lines skipped since the last warning, the last one's command and error. */
-  let unreported = 0;
-  let last: { command: string; error: unknown } = { command: '', error: null };
-  let timer: ScheduledTimer | null = null;
-  const summarize = (): void => {
-    if (unreported === 0) return;
-    const lines = unreported === 1 ? '1 more line' : `${unreported} more lines`;
-    logger.warn({ err: last.error, command: last.command, skipped: unreported },
-      `Twitch sent ${lines} tmi.js could not read since the last such warning (the last a ${last.command}): skipped ${unreported === 1 ? 'it' : 'them'}`);
-    unreported = 0;
-  };
-  const windowEnded = (): void => {
-    // Takes the next window, so that a line still coming in it is counted, not warned of at once.
-    const state = windows.hit('');
-    if (state.allowed) {
-      timer = null;
-      summarize();
-    } else {
-      timer = clock.schedule(windowEnded, Math.max(1, state.resetAt - clock.now()));
-    }
-  };
-  return {
-    skipped(error, command) {
-      const state = windows.hit('');
-      if (state.allowed) {
-        logger.warn({ err: error, command },
-          `Twitch sent a ${command} line tmi.js could not read: skipped it (more such lines are counted and told at most once a minute)`);
-        return;
-      }
-      unreported += 1;
-      last = { command, error };
-      if (timer === null) timer = clock.schedule(windowEnded, Math.max(1, state.resetAt - clock.now()));
-    },
-    stop() {
-      timer?.cancel();
-      timer = null;
-      summarize();
-    },
-  };
 }
 
 export function createChatEvents(options: ChatEventsOptions): ChatEvents {
@@ -181,8 +129,6 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
         break;
     }
   };
-
-  // The tags' text is read with textTag: tmi.js gives any tag "1" or "0" as a boolean, ids too.
 
   // A real tmi.js event that @types/tmi.js does not list.
   const onGlobalUserstate = (tags: Record<string, unknown>): void => {

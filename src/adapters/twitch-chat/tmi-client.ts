@@ -60,6 +60,16 @@ export function abandonTmiClient(client: tmi.Client): void {
   if (timers.pingLoop) clearInterval(timers.pingLoop);
   if (timers.pingTimeout) clearTimeout(timers.pingTimeout);
   client.disconnect().catch(() => {});
+  disarmTmiClient(client);
+}
+
+/**
+ * Makes a client let go of (abandoned, or stopped) open no connection any more. After Twitch's
+ * RECONNECT, tmi.js connects again by itself from a timer nobody can cancel; its `connect()` is
+ * this instance's from now on, which opens nothing.
+ */
+export function disarmTmiClient(client: tmi.Client): void {
+  (client as unknown as { connect: () => Promise<unknown> }).connect = () => Promise.resolve();
 }
 
 /**

@@ -47,7 +47,7 @@ import {
   isRefusedLogin, noLoginTokenMessage, refusedLoginMessage, refusedRenewedLoginMessage, revokedTokenMessage, unrenewableLoginMessage,
 } from './refused-login.ts';
 import { SendPause } from './send-pause.ts';
-import { abandonTmiClient, newTmiClient } from './tmi-client.ts';
+import { abandonTmiClient, disarmTmiClient, newTmiClient } from './tmi-client.ts';
 import { ChatTokenError, TwitchChatError } from './twitch-chat-error.ts';
 import { resolveTwitchChatOptions } from './twitch-chat-options.ts';
 import type { TwitchChatOptions } from './twitch-chat-options.ts';
@@ -497,6 +497,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
         settleStart(error);
         rejectWaiters(error);
         const current = client;
+        // Within tmi.js's wait after a RECONNECT, its timer would still connect it.
+        if (current !== null) disarmTmiClient(current);
         if (current !== null && current.readyState() !== 'CLOSED') {
           await Promise.race([
             current.disconnect().catch(() => {}),

@@ -467,6 +467,21 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     await expect(transport.start()).rejects.toThrow('stopped');
   });
 
+  it('stop() during the wait after Twitch asked to reconnect opens no connection later', async () => {
+    const { transport } = await connected({ reconnect: { initialDelayMs: 100, maxDelayMs: 100, jitter: 0 } });
+    const reconnecting = new Promise<void>((resolve) => {
+      transport.onStateChange((change) => {
+        if (change.state === 'reconnecting') resolve();
+      });
+    });
+    irc.sendReconnect();
+    await reconnecting;
+    await transport.stop();
+    // Past tmi.js's own wait before it reconnects after a RECONNECT.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(irc.totalConnections).toBe(1);
+  });
+
   it('fails clearly, at once, for a server name no connection can be opened to', async () => {
     const { transport } = twitchChat({ server: { host: 'bad host name', port: 80, secure: false } });
     await expect(transport.start()).rejects.toThrow(/^Twitch chat cannot connect to ws:\/\/bad host name:80: /);

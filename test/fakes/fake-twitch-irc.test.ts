@@ -429,7 +429,7 @@ describe('FakeTwitchIrc protocol details', () => {
     const raw = await rawClient(irc);
     raw.ws.send('CAP REQ :twitch.tv/tags twitch.tv/commands\r\nPASS oauth:goodtoken\r\nNICK chatskinbot\r\nPING :first');
     await expect.poll(() => irc.sent.map((line) => line.message.command)).toEqual(['CAP', 'PASS', 'NICK', 'PING']);
-    expect(irc.connections).toEqual([{ id: 1, login: null, loggedIn: false, caps: [], channels: [] }]);
+    expect(irc.connections).toEqual([{ id: 1, login: null, loggedIn: false, caps: [], channels: [], lost: false }]);
     irc.silent = false;
     raw.ws.send('PING :second');
     // Answers on one socket arrive in order: anything said to the first lines would come first.

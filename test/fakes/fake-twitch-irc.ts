@@ -97,6 +97,8 @@
  *   .setSlowMode(channel, seconds, { announce? })  slow mode on (0: off); announce: false
  *     enforces it without the ROOMSTATE, as if the client had missed it
  *   .silent = true | false          stop / start answering clients' lines
+ *   .refuseConnections = true | false   close every new connection at once (.connectionAttempts: when each was opened)
+ *   .bannedIn (Set of channels)     the clients' PRIVMSGs there get NOTICE msg_banned
  *   .answersLost = true | false     deliver clients' PRIVMSGs but send their senders no USERSTATE
  *   .privmsgDelay = (message) => ms | null   hold clients' PRIVMSGs up on the way (their `at`)
  *   .floodPrivmsg(channel, count, build?, options?) -> Promise<FloodResult>
@@ -239,6 +241,8 @@ export interface ConnectionInfo {
   loggedIn: boolean;
   caps: string[];
   channels: string[];
+  /** Its network went away (`loseNetwork()`). */
+  lost: boolean;
 }
 
 export interface WaitOptions {
@@ -356,6 +360,19 @@ export class FakeTwitchIrc {
    * Changeable at any time.
    */
   privmsgDelay: ((message: { login: string | null; channel: string; text: string }) => number) | null = null;
+  /**
+   * While true, every new WebSocket connection is closed at once, before a line is read (a
+   * server refusing connections for a while). Changeable at any time.
+   */
+  refuseConnections = false;
+  /** When each WebSocket connection was opened (the fake's clock), refused ones too. */
+  readonly connectionAttempts: number[] = [];
+  /**
+   * Channels (lowercase, no '#') where the logged-in clients are banned: each PRIVMSG they send
+   * there gets `NOTICE` `msg_banned` and is not delivered (recorded with `refused: 'msg_banned'`).
+   * Changeable at any time.
+   */
+  readonly bannedIn = new Set<string>();
 
   readonly #server: WebSocketServer;
   readonly #http: Server;
@@ -428,6 +445,7 @@ export class FakeTwitchIrc {
       loggedIn: c.loggedIn,
       caps: [...c.caps],
       channels: [...c.channels],
+      lost: c.lost,
     }));
   }
 
@@ -786,6 +804,11 @@ export class FakeTwitchIrc {
   // ---- connection handling --------------------------------------------
 
   #accept(ws: WebSocket): void {
+    this.connectionAttempts.push(this.#now());
+    if (this.refuseConnections) {
+      ws.terminate();
+      return;
+    }
     const connection: Connection = {
       id: this.#nextConnectionId++,
       ws,
@@ -1004,6 +1027,11 @@ export class FakeTwitchIrc {
     if (!connection.loggedIn || !joined || JUSTINFAN.test(connection.login ?? '')) return;
     const login = connection.login as string;
     const badges = this.#badgesOf(login, channel);
+    if (this.bannedIn.has(channel.slice(1))) {
+      record.refused = 'msg_banned';
+      this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_banned' }, prefix: SERVER, command: 'NOTICE', params: [channel, `You are permanently banned from talking in ${channel.slice(1)}.`] }]);
+      return;
+    }
     if (this.#options.rateLimits && !this.#rateLimits.admit(channel, login, 'broadcaster' in badges || 'moderator' in badges, at)) {
       record.refused = 'msg_ratelimit';
       this.#writeMessages(connection, [{ tags: { 'msg-id': 'msg_ratelimit' }, prefix: SERVER, command: 'NOTICE', params: [channel, RATE_LIMIT_NOTICE] }]);

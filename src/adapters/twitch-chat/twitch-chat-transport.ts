@@ -163,8 +163,20 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       if (client.readyState() !== 'CLOSED') return;
       logger.info({ server: where, attempt }, 'Twitch chat reconnecting');
       // A failure comes back as a `disconnected` event, which schedules the next attempt.
-      connect(client);
+      connect(freshClient());
     }, delayMs);
+  };
+
+  /**
+   * The next connection's client. tmi.js joins the channels of a login from a queue nobody can
+   * stop, 600 ms apart, which runs on into whatever connection its client has next: the same
+   * client reconnected during those joins would join channels twice, past the join pacing.
+   */
+  const freshClient = (): tmi.Client => {
+    const previous = client;
+    client = createClient();
+    if (previous !== null) disarmTmiClient(previous);
+    return client;
   };
 
   const stopLoginWatchdog = (): void => {
@@ -351,7 +363,13 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
       serverAskedReconnect = false;
       logger.info({ server: where }, 'Twitch asked chat to reconnect');
       setState('reconnecting', 'Twitch asked to reconnect');
-      // The login watchdog started at the RECONNECT runs on: tmi.js's own attempt must log in too.
+      // After the first delay, as tmi.js would, but with a fresh client (freshClient); its login
+      // watchdog takes over from the one started at the RECONNECT.
+      const next = freshClient();
+      reconnectTimer = setTimeout(() => {
+        reconnectTimer = null;
+        if (!stopping && next === client) connect(next);
+      }, backoff.initialDelayMs);
       return;
     }
     stopLoginWatchdog();

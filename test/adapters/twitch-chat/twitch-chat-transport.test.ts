@@ -687,6 +687,23 @@ describe('Twitch chat transport: a server that hangs, drops, parts or refuses', 
     await expect.poll(() => [...transport.joinedChannels].sort()).toEqual([OTHER, CHANNEL]);
   });
 
+  it.each([
+    ['dropped', () => irc.dropAllConnections()],
+    ['was ended by Twitch\'s RECONNECT', () => irc.sendReconnect()],
+  ])('keeps the joins of a new connection 600 ms apart (here 300), also when the last one %s during its own joins', async (_how, end) => {
+    const channels = ['chan_a', 'chan_b', 'chan_c', 'chan_d'];
+    const { transport } = twitchChat({ channels, joinIntervalMs: 300, reconnect: { initialDelayMs: 20, maxDelayMs: 100, jitter: 0 } });
+    await transport.start();
+    await irc.waitForJoin('chan_a', { login: BOT });
+    end();
+    await expect.poll(() => irc.joins.filter((join) => join.connectionId === 2).length, { timeout: 5_000 }).toBe(channels.length);
+    // tmi.js's joins of the first login would have run on until now.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const joins = irc.sent.filter((line) => line.connectionId === 2 && line.message.command === 'JOIN').map((line) => line.at);
+    expect(joins).toHaveLength(channels.length);
+    for (let i = 1; i < joins.length; i++) expect(joins[i]! - joins[i - 1]!).toBeGreaterThanOrEqual(250);
+  });
+
   it('rejoins after the first delay again once the channel has stayed joined long enough', async () => {
     const { logs } = await connected({ reconnect: { initialDelayMs: 20, maxDelayMs: 1_000, factor: 2, jitter: 0 }, stableAfterMs: 1_000 });
     const partAndRejoin = async () => {

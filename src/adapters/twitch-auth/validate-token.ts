@@ -27,12 +27,7 @@ export async function validateToken(oauthUrl: string, accessToken: string, timeo
     throw new TwitchAuthError(`${noAnswerText(timeoutMs)} when asked whose the new token is. Run the command again.`, { cause: error });
   }
   if (response.status !== 200) throw new TwitchAuthError(`Twitch did not accept the new token (${response.status}: ${String(body['message'] ?? '')}).`);
-  return {
-    clientId: String(body['client_id'] ?? ''),
-    login: typeof body['login'] === 'string' ? body['login'] : null,
-    userId: typeof body['user_id'] === 'string' ? body['user_id'] : null,
-    scopes: Array.isArray(body['scopes']) ? body['scopes'].map(String) : [],
-  };
+  return tokenValidationOf(body);
 }
 
 /**
@@ -59,6 +54,11 @@ export async function acceptedToken(oauthUrl: string, accessToken: string, timeo
   }
   // An answer cut off is no answer: it rejects (the caller cannot tell).
   const body = (await response.json()) as Record<string, unknown>;
+  return tokenValidationOf(body);
+}
+
+/** /validate's 200 body as a TokenValidation. */
+function tokenValidationOf(body: Record<string, unknown>): TokenValidation {
   return {
     clientId: String(body['client_id'] ?? ''),
     login: typeof body['login'] === 'string' ? body['login'] : null,

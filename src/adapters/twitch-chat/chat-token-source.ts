@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { errorText } from '../../host/error-text.ts';
 import { oauthBaseUrl } from '../twitch-auth/twitch-endpoints.ts';
 import { DEFAULT_TWITCH_HTTP_TIMEOUT_MS } from '../twitch-auth/twitch-http-timeout.ts';
-import { acceptedToken } from '../twitch-auth/validate-token.ts';
+import { acceptedToken, isTokenValid } from '../twitch-auth/validate-token.ts';
 import { missingBotScopes } from './bot-scopes.ts';
 import { createBotTokenFile, DEFAULT_VALIDATE_INTERVAL_MS } from './bot-token-file.ts';
 import { ChatTokenError } from './twitch-chat-error.ts';
@@ -67,11 +67,12 @@ export function fixedChatToken(token: string, login: string, check: FixedTokenCh
       log.warn(`the bot's token could not be checked at start (${errorText(error)}); logging in with it tells`);
       return;
     }
+    const missing = accepted === null ? [] : missingBotScopes(accepted.scopes);
     const why = accepted === null
       ? 'Twitch does not accept twitch.bot.token (id.twitch.tv/oauth2/validate: it expired or was revoked)'
       : accepted.login !== null && accepted.login.toLowerCase() !== login
         ? `twitch.bot.token belongs to "${accepted.login}", not twitch.bot.login "${login}"`
-        : missingBotScopes(accepted.scopes).length > 0 ? `twitch.bot.token lacks ${missingBotScopes(accepted.scopes).join(', ')}` : null;
+        : missing.length > 0 ? `twitch.bot.token lacks ${missing.join(', ')}` : null;
     if (why !== null) throw new ChatTokenError(`${why}; ${fixedTokenHint(login)}`, true);
   }
 
@@ -90,7 +91,7 @@ export function fixedChatToken(token: string, login: string, check: FixedTokenCh
       if (oauthUrl === null) return;
       let accepted: boolean;
       try {
-        accepted = (await acceptedToken(oauthUrl, bare, timeoutMs)) !== null;
+        accepted = await isTokenValid(oauthUrl, bare, timeoutMs);
       } catch (error) {
         log.debug(`the bot's token could not be checked (${errorText(error)}); the next check tells`);
         return;

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { checkSettingValue, coerceChatValue } from '../../src/sdk.ts';
 import { section } from './docs-section.ts';
-import { chatAnswers } from './host-fixture.ts';
+import { signInPlugin } from './docs-sign-in-plugin.ts';
+import { chatAnswers, redeemed } from './host-fixture.ts';
 import { moderatorTags } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
 import { createPluginFolders } from './plugin-folders.ts';
@@ -52,3 +53,31 @@ describe('docs/plugins.md, Answering in one line: answerInChat', () => {
     expect(test.logs.filter((entry) => entry.level >= LEVEL.warn)).toEqual([]);
   });
 });
+
+describe('docs/plugins.md, Redemption handlers', () => {
+  it("a viewer who never chatted has no account until the handler signs them in with the docs' snippet", async () => {
+    const folders = createPluginFolders();
+    onTestFinished(() => folders.remove());
+    folders.add('sign-in', signInPlugin(PLUGINS_DOC, 'SDK'));
+    const { test } = await startPluginWorld({
+      fixture: { accounts: [{ login: 'streamer', premium: true, overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }] }] },
+      plugin: 'sign-in',
+      config: { pluginDirs: [folders.dir] },
+    });
+    const redeem = (id: string, input: string) => redeemed(test.host.handleRedemption({
+      id, rewardKey: 'skins-count', channel: 'streamer', user: { id: '5005', login: 'newbie', displayName: 'Newbie' }, input,
+    }));
+    const refused = await redeem('r1', '');
+    expect(refused.outcome).toBe('refund');
+    expect(test.logs.filter((entry) => entry.level >= LEVEL.error).map((entry) => (entry.err as { message?: string } | undefined)?.message))
+      .toEqual([quotedIn(section(PLUGINS_DOC, '## Redemption handlers'), 'rejects\nwith')]);
+    expect((await redeem('r2', 'sign in')).outcome).toBe('fulfill');
+    expect(test.said()).toEqual(['@Newbie you hold 0 skins.']);
+  });
+});
+
+/** The first `code` after `words` in text (words may span a line break). */
+function quotedIn(text: string, words: string): string {
+  const at = text.replace(/\s+/g, ' ').indexOf(words.replace(/\s+/g, ' '));
+  return /`([^`]+)`/.exec(text.replace(/\s+/g, ' ').slice(at))![1]!;
+}

@@ -28,6 +28,7 @@ export type { OverlayStyleErrorKind } from './client/overlay-style-error.ts';
 export { overlayErrorLine } from './client/overlay-error-line.ts';
 /** Answer a command in one line; throw ChatRefusal inside for a line meant for the chatter. */
 export { answerInChat, ChatRefusal } from './host/chat-answer.ts';
+/** `fittedList(names, room, most?)`: names joined by ", " while they fit in `room` characters (at most `most`), then "+N more" (docs/plugins.md). */
 export { fittedList } from './host/fitted-list.ts';
 /** Typed names as meant (quotes off, spaces collapsed) and typed text said back safely (no direction or invisible characters). */
 export { quotedTyped, sameName, shortened, typedName } from './host/typed-text.ts';

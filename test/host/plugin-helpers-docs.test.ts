@@ -2,7 +2,7 @@
 // what the helper gives.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { checkSettingValue, coerceChatValue } from '../../src/sdk.ts';
+import { checkSettingValue, coerceChatValue, fittedList } from '../../src/sdk.ts';
 import { section } from './docs-section.ts';
 import { signInPlugin } from './docs-sign-in-plugin.ts';
 import { chatAnswers, redeemed } from './host-fixture.ts';
@@ -27,6 +27,14 @@ describe('docs/plugins.md, Checking a setting value', () => {
     }
     // Both outcomes are shown.
     expect(lines.map(([, , shown]) => evaluate(shown!) as { ok: boolean }).map((result) => result.ok)).toEqual(expect.arrayContaining([true, false]));
+  });
+});
+
+describe('docs/plugins.md, Listing names in one message: fittedList', () => {
+  it('each fittedList line gives what its comment says', () => {
+    const lines = [...section(PLUGINS_DOC, '## Listing names in one message: `fittedList`').matchAll(/^(fittedList\(.*\));\s+\/\/ (.*)$/gm)];
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    for (const [, call, shown] of lines) expect(evaluate(call!, { fittedList }), call).toBe(evaluate(shown!));
   });
 });
 

@@ -3,10 +3,11 @@
 // Events carry the raw IRC tags (as tmi.js parses them), so roles come from one place.
 
 /**
- * IRC tags of a PRIVMSG or USERSTATE as tmi.js delivers them: `badges` parsed to set -> version,
- * flags as booleans (tmi.js turns "1"/"0" into true/false; raw "1" strings are accepted too).
- * tmi.js does that to every tag, text ones too: a user-id, display name or message id "1" comes
- * as true. Read a text tag with textTag.
+ * IRC tags of a PRIVMSG or USERSTATE in tmi.js's shape: `badges` parsed to set -> version
+ * (`badges-raw` and `emotes-raw` the tags' text), `username`, `message-type`. A value "1" or "0"
+ * may come as true or false: tmi.js turns every tag's so, text ones too (a user-id, display name
+ * or message id "1" comes as true), as it does for the USERSTATE; the Twitch transport's chat
+ * lines (chat-line.ts) keep them as text. Read a text tag with textTag.
  */
 export interface ChatTags {
   badges?: Readonly<Record<string, string | null | undefined>> | null;

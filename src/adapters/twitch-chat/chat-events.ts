@@ -1,7 +1,8 @@
 // What a tmi.js client hears in the configured channels, as the transport's chat events: chat
 // lines (cheers among them), moderators' deletions and clears, the bot's USERSTATE with its own
 // accepted line shown as chat, slow mode, and Twitch's refusals (notices.ts). Every chat line
-// passes through onMessage and the parsed-line tap, so those two do no more than they must.
+// passes through the parsed-line tap and onMessage, so those two do no more than they must; chat
+// lines are read from the tap (chat-line.ts), not from tmi.js's events.
 import type { Logger } from 'pino';
 import type tmi from 'tmi.js';
 import type { ChatListeners } from '../chat-listeners.ts';
@@ -10,6 +11,7 @@ import { normalizeChannel, textTag } from '../../host/chat-transport.ts';
 import type { ChatTags } from '../../host/chat-transport.ts';
 import { createNoticeHandler } from './notices.ts';
 import type { OwnLineEcho } from './own-line-echo.ts';
+import { chatLineOf } from './chat-line.ts';
 import { tapParsedLines } from './parsed-line-tap.ts';
 import type { RawIrcMessage } from './parsed-line-tap.ts';
 import type { SendPause } from './send-pause.ts';
@@ -19,8 +21,8 @@ import type { TwitchChatIdentity } from './twitch-chat-options.ts';
 /** How Twitch reads a line the bot sent as "/me ..." (or ".me ..."): an action, shown without the command. */
 const ACTION_LINE = /^\s*[/.]me\s+(\S[\s\S]*)$/i;
 
-/** Wraps a handler so that it runs only while its client is the transport's current one. */
-export type IfCurrentClient = <Args extends unknown[]>(handler: (...args: Args) => void) => (...args: Args) => void;
+/** Wraps a handler so that it runs only while its client is the transport's current one (otherwise it answers undefined). */
+export type IfCurrentClient = <Args extends unknown[], Result>(handler: (...args: Args) => Result) => (...args: Args) => Result | undefined;
 
 export interface ChatEventsOptions {
   channels: readonly string[];
@@ -56,16 +58,15 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
 
   const isOwnLogin = (login: unknown): boolean => identity !== null && typeof login === 'string' && login.toLowerCase() === identity.login;
 
-  const onMessage = (rawChannel: string, tags: tmi.ChatUserstate, text: string, self: boolean): void => {
-    // Whispers come through the same tmi.js event, with the sender as "channel".
-    if (tags['message-type'] === 'whisper') return;
+  /** Another chatter's line (the bot's own come as its USERSTATE, onUserstate). */
+  const onMessage = (rawChannel: string, tags: ChatTags, text: string): void => {
     const channel = normalizeChannel(rawChannel);
     if (!channels.includes(channel)) return;
     // The bot's account chatting from elsewhere counts as the bot too: never answer yourself. But in
     // its own channel that account is the broadcaster typing (the bot and the channel may be one
-    // account, docs/twitch-setup.md), whose commands run; tmi.js's `self` still marks the bot's lines.
+    // account, docs/twitch-setup.md), whose commands run.
     const ownAccountElsewhere = isOwnLogin(tags.username) && channel !== identity?.login;
-    listeners.emit({ type: 'message', channel, text, tags: tags as ChatTags, self: self || ownAccountElsewhere });
+    listeners.emit({ type: 'message', channel, text, tags, self: ownAccountElsewhere });
   };
 
   /** `text`: the bot's line this USERSTATE accepted (it carries the new message's id), paired when it came. */
@@ -94,9 +95,16 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
     if (Number.isInteger(slowSeconds) && slowSeconds >= 0) listeners.emit({ type: 'room-state', channel, slowSeconds });
   };
 
-  // Runs for every line (chat too), so it looks at nothing before the command says it is one of its own.
-  const onRawMessage = (message: RawIrcMessage): void => {
+  // Runs for every line, so it looks at nothing before the command says it is one of its own.
+  // True for a line it took over from tmi.js (a chat line).
+  const onRawMessage = (message: RawIrcMessage): boolean => {
     switch (message.command) {
+      case 'PRIVMSG': {
+        const line = chatLineOf(message);
+        if (line === null) return false;
+        onMessage(line.channel, line.tags, line.text);
+        return true;
+      }
       case 'USERSTATE': {
         // tmi.js has no userstate event; it parses these tags (badges, flags) right after this
         // tap, in the same turn, so they are read once that is done. The line it accepted is
@@ -128,6 +136,7 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
       default:
         break;
     }
+    return false;
   };
 
   // A real tmi.js event that @types/tmi.js does not list.
@@ -143,9 +152,6 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
 
   return {
     attach(client, ifCurrent) {
-      client.on('message', ifCurrent(onMessage));
-      // tmi.js gives a line with bits only as `cheer`, never as `message`.
-      client.on('cheer', ifCurrent((rawChannel: string, tags: tmi.ChatUserstate, text: string) => onMessage(rawChannel, tags, text, false)));
       client.on('globaluserstate' as never, ifCurrent(onGlobalUserstate) as never);
       client.on('roomstate', ifCurrent((rawChannel: string, tags: { 'room-id'?: unknown }) => {
         const roomId = textTag(tags['room-id']);

@@ -1,17 +1,21 @@
 // Reads the lines tmi.js has no event for (USERSTATE, NOTICE, the slow tag of ROOMSTATE,
-// RECONNECT) by tapping tmi.js's parsed lines. The tap sees every line, chat included, so it must
-// stay cheap: see tapParsedLines. It also keeps a line tmi.js fails on from ending the process.
+// RECONNECT), and chat lines without tmi.js's costly handling of them (chat-line.ts), by tapping
+// tmi.js's parsed lines. The tap sees every line, so it must stay cheap: see tapParsedLines. It
+// also keeps a line tmi.js fails on from ending the process.
 import type tmi from 'tmi.js';
 
 /** A line as tmi.js parsed it (tags still as sent). */
 export interface RawIrcMessage {
+  /** `nick!user@host`, `tmi.twitch.tv`, or null when the line has none. */
+  prefix: string | null;
   command: string;
   params: string[];
   tags: Record<string, unknown>;
 }
 
 /**
- * Calls `tap` with each line tmi.js parsed, just before tmi.js handles it (tags still as sent).
+ * Calls `tap` with each line tmi.js parsed, just before tmi.js handles it (tags still as sent);
+ * a line `tap` answers true for is the tap's alone, and tmi.js does not handle it.
  * Not tmi.js's 'raw_message' event: for that one it deep-copies every line through a JSON round
  * trip, which cost more than all the rest of the host's work on a chat line (bench:chat). tmi.js
  * (1.8, pinned) hands each line to `this.handleMessage`, so wrapping it on the instance sees
@@ -25,7 +29,7 @@ export interface RawIrcMessage {
  */
 export function tapParsedLines(
   client: tmi.Client,
-  tap: (message: RawIrcMessage) => void,
+  tap: (message: RawIrcMessage) => boolean | undefined,
   onFailure: (error: unknown, command: string) => void,
 ): void {
   const target = client as unknown as { handleMessage(message: RawIrcMessage): unknown };
@@ -33,7 +37,7 @@ export function tapParsedLines(
   if (typeof handle !== 'function') throw new Error('This tmi.js has no handleMessage: USERSTATE and NOTICE could not be read.');
   target.handleMessage = function (this: unknown, message: RawIrcMessage) {
     try {
-      if (message) tap(message);
+      if (message && tap(message) === true) return undefined;
       return handle.call(this, message);
     } catch (error) {
       onFailure(error, String(message?.command));

@@ -413,9 +413,8 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
     const login = identity === null ? null : { username: identity.login, token: () => loginToken };
     const created = newTmiClient(options, login, channels, backoff.initialDelayMs, logger);
     // Events of a client the login watchdog gave up on are ignored.
-    const live = <Args extends unknown[]>(handler: (...args: Args) => void) => (...args: Args): void => {
-      if (created === client) handler(...args);
-    };
+    const live = <Args extends unknown[], Result>(handler: (...args: Args) => Result) => (...args: Args): Result | undefined =>
+      (created === client ? handler(...args) : undefined);
     // A connection tmi.js opens after stop() or for a client given up on (its RECONNECT timer
     // cannot be cancelled) is closed at once.
     created.on('connecting', () => {

@@ -83,14 +83,15 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(logs.lines.join('\n')).not.toContain(TOKEN);
   });
 
-  it('turns a tagged PRIVMSG into a message event with tmi.js tags from which roles are read', async () => {
+  it('turns a tagged PRIVMSG into a message event with tmi.js tags (values kept as text) from which roles are read', async () => {
     const { recorder } = await connected();
     const sent = irc.sendPrivmsg(CHANNEL, { login: 'mod_mia', displayName: 'Mod_Mia', color: '#1E90FF', mod: true, subscriber: 8 }, '!style bubble.width 300');
     const message = await recorder.next('message', (event) => event.tags.id === sent.id);
     expect(message).toMatchObject({ channel: CHANNEL, text: '!style bubble.width 300', self: false });
     expect(message.tags).toMatchObject({
       username: 'mod_mia', 'display-name': 'Mod_Mia', 'user-id': irc.userIdOf('mod_mia'), 'room-id': irc.roomIdOf(CHANNEL),
-      badges: { moderator: '1', subscriber: '6' }, 'badges-raw': 'moderator/1,subscriber/6', mod: true, color: '#1E90FF',
+      badges: { moderator: '1', subscriber: '6' }, 'badges-raw': 'moderator/1,subscriber/6', mod: '1', color: '#1E90FF',
+      'message-type': 'chat',
     });
     expect(chatRoleOf(message.tags)).toBe('moderator');
 

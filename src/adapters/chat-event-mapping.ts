@@ -106,6 +106,8 @@ function badgesOf(tags: ChatTags): ChatBadge[] {
   const raw = tags['badges-raw'];
   if (typeof raw === 'string' && raw !== '') return badgesOfRaw(raw.toWellFormed());
   const parsed = tags.badges;
+  // The tag as sent, when its unescaped text came out empty (`badges=\n`): tmi.js keeps its sets.
+  if (typeof parsed === 'string') return badgesOfRaw(parsed.toWellFormed());
   if (parsed === null || parsed === undefined || typeof parsed !== 'object') return [];
   // As from the raw tag, an entry without a set is no badge.
   return Object.entries(parsed).filter(([set]) => set !== '').map(([set, version]) => ({

@@ -29,7 +29,10 @@ function flagSet(value: unknown): boolean {
 
 function hasBadge(tags: ChatTags, ...sets: string[]): boolean {
   const badges = tags.badges;
-  return badges !== null && badges !== undefined && sets.some((set) => Object.hasOwn(badges, set));
+  if (badges === null || badges === undefined) return false;
+  // The tag as sent (`moderator/1,subscriber/12`): its sets, read as tmi.js reads them.
+  if (typeof badges === 'string') return badges.split(',').some((entry) => sets.includes(entry.split('/')[0]!));
+  return sets.some((set) => Object.hasOwn(badges, set));
 }
 
 export function chatRoleOf(tags: ChatTags): ChatRole {

@@ -3,14 +3,15 @@
 // Events carry the raw IRC tags (as tmi.js parses them), so roles come from one place.
 
 /**
- * IRC tags of a PRIVMSG or USERSTATE in tmi.js's shape: `badges` parsed to set -> version
+ * IRC tags of a PRIVMSG or USERSTATE in tmi.js's shape: `badges` as set -> version (or as sent)
  * (`badges-raw` and `emotes-raw` the tags' text), `username`, `message-type`. A value "1" or "0"
  * may come as true or false: tmi.js turns every tag's so, text ones too (a user-id, display name
  * or message id "1" comes as true), as it does for the USERSTATE; the Twitch transport's chat
  * lines (chat-line.ts) keep them as text. Read a text tag with textTag.
  */
 export interface ChatTags {
-  badges?: Readonly<Record<string, string | null | undefined>> | null;
+  /** Set -> version; or the tag as sent (`moderator/1,subscriber/12`), as chat lines from Twitch keep it. */
+  badges?: Readonly<Record<string, string | null | undefined>> | string | null;
   mod?: boolean | string | null;
   subscriber?: boolean | string | null;
   vip?: boolean | string | null;

@@ -3,12 +3,12 @@
 // unescaped, badges, badge-info and emotes parsed into objects on the line's tags, a log line
 // formatted, two events) cost about 4.5 µs a line: more than its parsing of the line, and about
 // as much as all of the host's own work on it (bench:chat, docs/benchmarks.md). The host reads a
-// few tags, so only those parts are done here, with tmi.js's own helpers.
+// few tags, so only those parts are done here, with tmi.js's own helpers where it has them.
 //
-// The tags differ from tmi.js's event in one way: values stay text ("1" and "0" are not made
-// true and false, which textTag undoes anyway); `emotes` stays the tag as sent (its text form is
-// `emotes-raw`). twitch-chat-line-parity.test.ts holds this to tmi.js on generated lines.
-import tmiParser from 'tmi.js/lib/parser.js';
+// The tags differ from tmi.js's event in that values stay text ("1" and "0" are not made true and
+// false, which textTag undoes anyway), and `badges` and `emotes` stay the tags as sent (tmi.js
+// makes them objects; `badges-raw` and `emotes-raw` hold their unescaped text, as in tmi.js's).
+// twitch-chat-line-parity.test.ts holds this to tmi.js on generated lines.
 import tmiUtils from 'tmi.js/lib/utils.js';
 import type { ChatTags } from '../../host/chat-transport.ts';
 import type { RawIrcMessage } from './parsed-line-tap.ts';
@@ -35,15 +35,16 @@ export function chatLineOf(message: RawIrcMessage): ChatLine | null {
   const username = bang === -1 ? prefix : prefix.slice(0, bang);
   if (username === 'jtv') return null;
   const tags = message.tags as ChatTags;
-  // tmi.js parses badges from the tag as sent, before unescaping: the same sets, so the same roles.
-  const badges = typeof tags.badges === 'string' ? tmiParser.badges({ badges: tags.badges }).badges : undefined;
+  // Kept as sent (tmi.js reads its sets from the text before unescaping it), and read only for
+  // a chatter's role (chat-roles.ts): most lines are no command.
+  const badges = tags.badges;
   for (const key in tags) {
     const value = tags[key];
     // tmi.js's parser gives an empty value ("flags=") as true, its handler as null.
     if (value === true) tags[key] = null;
     else if (typeof value === 'string' && value.includes('\\')) tags[key] = tmiUtils.unescapeIRC(value);
   }
-  if (badges !== undefined) {
+  if (typeof badges === 'string') {
     // As tmi.js keeps it: the text, unescaped.
     const text: unknown = tags.badges;
     tags['badges-raw'] = text;

@@ -123,7 +123,7 @@ describe('chat lines read from the parsed line, as from tmi.js\'s events', () =>
     expect(ours).toMatchObject({ channel: `#${CHANNEL}`, text: 'Kappa waves' });
     expect(ours.tags).toMatchObject({
       username: 'alice', 'message-type': 'action', 'display-name': 'Al ice', color: null, mod: '1',
-      badges: { moderator: '1', subscriber: '12' }, 'badges-raw': 'moderator/1,subscriber/12', 'emotes-raw': '25:0-4',
+      badges: 'moderator/1,subscriber/12', 'badges-raw': 'moderator/1,subscriber/12', 'emotes-raw': '25:0-4',
     });
     expect(whatTheHostReads(ours)).toEqual(whatTheHostReads(tmiChatEventOf(raw)!));
   });

@@ -90,7 +90,7 @@ describe('Twitch chat transport against the fake Twitch IRC', () => {
     expect(message).toMatchObject({ channel: CHANNEL, text: '!style bubble.width 300', self: false });
     expect(message.tags).toMatchObject({
       username: 'mod_mia', 'display-name': 'Mod_Mia', 'user-id': irc.userIdOf('mod_mia'), 'room-id': irc.roomIdOf(CHANNEL),
-      badges: { moderator: '1', subscriber: '6' }, 'badges-raw': 'moderator/1,subscriber/6', mod: '1', color: '#1E90FF',
+      badges: 'moderator/1,subscriber/6', 'badges-raw': 'moderator/1,subscriber/6', mod: '1', color: '#1E90FF',
       'message-type': 'chat',
     });
     expect(chatRoleOf(message.tags)).toBe('moderator');

@@ -21,6 +21,7 @@ import { createPremiumHook } from './premium.ts';
 import { createRateLimitHook } from './rate-limit.ts';
 import { registerHealthz } from './routes/healthz.ts';
 import { closeConnectionsWithUnreadBodies } from './unread-bodies.ts';
+import { refuseRequestsWhileClosing } from './closing-refusal.ts';
 import { registerSkinRoutes } from './routes/skins.ts';
 import { registerTemplateRoutes } from './routes/template.ts';
 import { registerViewerRoutes } from './routes/viewers.ts';
@@ -63,7 +64,13 @@ async function apiPlugin(api: FastifyInstance, options: ResolvedApiOptions): Pro
 export function registerApi(app: FastifyInstance, options: ApiOptions): void {
   const resolved = resolveApiOptions(options);
   closeConnectionsWithUnreadBodies(app);
+  refuseRequestsWhileClosing(app, inApiPrefix(resolved.prefix), resolved.redirectErrors);
   app.register(apiPlugin, { ...resolved, prefix: resolved.prefix });
+}
+
+/** Whether a request URL is under the API prefix (where the Accept redirect rule applies). */
+function inApiPrefix(apiPrefix: string): (url: string) => boolean {
+  return (url) => apiPrefix === '' || url === apiPrefix || url.startsWith(`${apiPrefix}/`) || url.startsWith(`${apiPrefix}?`);
 }
 
 /**
@@ -75,7 +82,7 @@ export function registerApi(app: FastifyInstance, options: ApiOptions): void {
 export function createFrameworkErrorHandler(redirectErrors = true, apiPrefix = DEFAULT_PREFIX) {
   const api = createErrorResponder(redirectErrors);
   const other = createErrorResponder(false);
-  const inApi = (url: string): boolean => apiPrefix === '' || url === apiPrefix || url.startsWith(`${apiPrefix}/`) || url.startsWith(`${apiPrefix}?`);
+  const inApi = inApiPrefix(apiPrefix);
   return function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     const responder = inApi(request.url) ? api : other;
     if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
@@ -116,6 +123,8 @@ export function apiServerOptions(
     // trickled request live past 70 s), and headers must be in before the whole request is.
     http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, Math.ceil(requestTimeoutMs / 4)) },
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // A request arriving while the server closes gets the API's 503 (closing-refusal.ts).
+    return503OnClosing: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     frameworkErrors: createFrameworkErrorHandler(options.redirectErrors ?? true, options.prefix ?? DEFAULT_PREFIX),

@@ -17,6 +17,8 @@ export const MESSAGES = {
   notFound: 'Not Found.',
   methodNotAllowed: 'Method Not Allowed.',
   serverError: 'Server Error.',
+  /** 503 of a request that arrived while the server stops (closing-refusal.ts). */
+  stopping: 'The service is stopping; nothing was done. Try again once it runs again.',
   storeBusy: 'The database is busy (another program holds its write lock); nothing was changed. Try again shortly.',
   /** 403 of a key whose account's premium subscription is inactive (premium.ts). */
   premiumRequired: 'An active premium subscription is required to use the API. Renew the premium subscription to restore access.',

@@ -59,4 +59,11 @@ describe('a request arriving while the server closes', () => {
     expect(second).toMatch(/^HTTP\/1\.1 302 /);
     expect(second).toMatch(/\r\nlocation: \/\r\n/i);
   });
+
+  it('refuses a path outside the API (the overlay, the local chat) the same way, never redirected', async () => {
+    const { answers } = await pipelined([request('/slow', 'application/json'), request('/slow', 'text/html')], 100);
+    const second = answers.split(/(?=HTTP\/1\.1 )/)[1];
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(JSON.parse(second!.split('\r\n\r\n')[1]!)).toEqual({ message: 'The service is stopping; nothing was done. Try again once it runs again.' });
+  });
 });

@@ -95,11 +95,14 @@ interface Workload {
   ops: Array<{ op: Op; delayMs: number }>;
   keyOps: KeyOp[];
   stop: { signal: 'SIGKILL' | 'SIGTERM'; afterMs: number };
+  /** Every write sent at once (so they share group commits), the stop within 30 ms of them. */
+  burst: boolean;
 }
 const workload: fc.Arbitrary<Workload> = fc.record({
   ops: fc.array(fc.record({ op, delayMs: fc.integer({ min: 0, max: 80 }) }), { minLength: 4, maxLength: 24 }),
   keyOps: fc.array(fc.constantFrom<KeyOp>('create', 'revoke', 'new-url'), { maxLength: 2 }),
   stop: fc.record({ signal: fc.constantFrom('SIGKILL' as const, 'SIGTERM' as const), afterMs: fc.integer({ min: 0, max: 150 }) }),
+  burst: fc.boolean(),
 });
 
 /** What became of one request: its status, or no answer (`null`), with when it was sent and answered. */
@@ -227,7 +230,7 @@ describe('acknowledged writes survive a killed or stopped chatskin start (docs/a
   it('keeps every write answered 2xx, applies none by half, changes nothing on a 4xx, and starts again cleanly', async () => {
     await fc.assert(fc.asyncProperty(workload, async (w) => {
       runIndex += 1;
-      const log: string[] = [`run ${runIndex}: ${w.stop.signal} after ${w.stop.afterMs} ms; key ops ${JSON.stringify(w.keyOps)}`];
+      const log: string[] = [`run ${runIndex}: ${w.burst ? 'burst, ' : ''}${w.stop.signal} after ${w.burst ? w.stop.afterMs % 30 : w.stop.afterMs} ms; key ops ${JSON.stringify(w.keyOps)}`];
       const running = host!;
       const before = await readState();
       // Stamps unique in this run and unlike any of the runs just before (1..9999; defaults are 0, 10, 14, 60).
@@ -243,7 +246,7 @@ describe('acknowledged writes survive a killed or stopped chatskin start (docs/a
       w.ops.forEach(({ op: o, delayMs }, index) => {
         const stamp = stampBase + 1 + index;
         requests.push((async () => {
-          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          if (!w.burst) await new Promise((resolve) => setTimeout(resolve, delayMs));
           const put = (method: string, path: string, body: unknown) => call(running, method, path, JSON.stringify(body));
           switch (o.kind) {
             case 'template': {
@@ -335,7 +338,7 @@ describe('acknowledged writes survive a killed or stopped chatskin start (docs/a
         }
       })();
 
-      await new Promise((resolve) => setTimeout(resolve, w.stop.afterMs));
+      await new Promise((resolve) => setTimeout(resolve, w.burst ? w.stop.afterMs % 30 : w.stop.afterMs));
       const stoppedAt = performance.now();
       const code = await running.stop(w.stop.signal);
       await Promise.all(requests);

@@ -20,7 +20,7 @@
 // - with SIGTERM: exit code 0, every request answered (never 5xx) or its connection refused or cut,
 //   and nothing logged as an error; with SIGKILL: the process dies by the signal.
 //
-// ACK_WRITES_RUNS raises the number of generated workloads (default 24); ACK_WRITES_SEED replays one.
+// ACK_WRITES_RUNS raises the number of generated workloads (default 18); ACK_WRITES_SEED replays one.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_HEADERS, runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
 
-const RUNS = Number(process.env['ACK_WRITES_RUNS'] ?? 24);
+const RUNS = Number(process.env['ACK_WRITES_RUNS'] ?? 18);
 const SEED = process.env['ACK_WRITES_SEED'] === undefined ? undefined : Number(process.env['ACK_WRITES_SEED']);
 
 const FIXTURE = `

@@ -36,10 +36,19 @@ function tagText(value: unknown): string | null {
  */
 export function viewerIdentityOf(event: ChatTransportEvent): ViewerIdentity | null {
   if (event.type !== 'message' || event.self) return null;
-  const twitchUserId = tagText(event.tags['user-id']);
-  const login = tagText(event.tags.username)?.toLowerCase() ?? null;
+  return viewerIdentityFrom(event.tags['user-id'], event.tags.username, event.tags['display-name']);
+}
+
+/**
+ * A viewer to register from a Twitch user id, login and display name, checked and normalized as
+ * a chatter's tags are (viewerIdentityOf); a channel-point redemption's viewer comes this way.
+ * null when the user id or login is unusable; a display name that is not is left out.
+ */
+export function viewerIdentityFrom(userId: unknown, userLogin: unknown, userDisplayName: unknown): ViewerIdentity | null {
+  const twitchUserId = tagText(userId);
+  const login = tagText(userLogin)?.toLowerCase() ?? null;
   if (twitchUserId === null || !USER_ID.test(twitchUserId) || login === null || !LOGIN.test(login)) return null;
-  const displayName = tagText(event.tags['display-name']);
+  const displayName = tagText(userDisplayName);
   return displayName !== null && displayName.length <= MAX_DISPLAY_NAME ? { twitchUserId, login, displayName } : { twitchUserId, login };
 }
 

@@ -12,7 +12,7 @@ export type { LocalChatMessage, LocalChatOptions, LocalChatPost, LocalChatTransp
 export { LOCAL_CHAT_SAY_PATH, registerLocalChatSayRoute } from './local-chat/local-chat-say-route.ts';
 export { LOCAL_CHAT_SYNTAX, parseLocalChatLine } from './local-chat/local-chat-line.ts';
 export { localUserIdOf } from './local-chat/local-chat-tags.ts';
-export { overlayChatEventOf, viewerIdentityOf } from './chat-event-mapping.ts';
+export { overlayChatEventOf, viewerIdentityFrom, viewerIdentityOf } from './chat-event-mapping.ts';
 export type { ViewerIdentity } from './chat-event-mapping.ts';
 export { createViewerRegistrationFilter } from './viewer-registration-filter.ts';
 export type { ViewerRegistrationFilter } from './viewer-registration-filter.ts';

@@ -4,18 +4,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import {
-  createLocalChatTransport, createTwitchChatTransport, createViewerRegistrationFilter, createViewerRegistrationQueue,
-  overlayChatEventOf, registerLocalChatSayRoute, twitchChatOptionsFromConfig, viewerIdentityOf,
+  createLocalChatTransport, createTwitchChatTransport, overlayChatEventOf, registerLocalChatSayRoute, twitchChatOptionsFromConfig,
 } from '../adapters/index.ts';
 import type { LocalChatOptions, LocalChatTransport, TwitchChatTransport } from '../adapters/index.ts';
 import type { Config } from '../config/index.ts';
-import { normalizeChannel, textTag } from '../host/index.ts';
+import { normalizeChannel } from '../host/index.ts';
 import type { ChatTransport } from '../host/index.ts';
 import type { PushGateway } from '../service/push/push-gateway.ts';
-import { storageFaultOf, storageFaultText } from '../service/store/storage-fault.ts';
-import type { StorageFault } from '../service/store/storage-fault.ts';
 import type { StyleService } from '../service/style-service.ts';
 import type { Account } from '../service/types.ts';
+import { createViewerRegistrations } from './viewer-registrations.ts';
 
 export interface ChatTransportDeps {
   logger: Logger;
@@ -35,6 +33,12 @@ export interface StartedTransports {
   local: LocalChatTransport | null;
   /** The chatter's viewer registration, when it is waiting or under way (sent at once); else undefined. */
   registeredFor(user: { id: string }): Promise<void> | undefined;
+  /**
+   * Signs a redemption's viewer in as their chat line would (the same filter and queue: only when
+   * new or renamed) and gives their registration under way (sent at once), else undefined. It never
+   * rejects: a failed registration is logged as a chatter's is, and tried again next time.
+   */
+  signInRedeemer(user: { id: string; login: string; displayName: string }): Promise<void> | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -72,44 +76,14 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
     });
   }
 
-  const seen = createViewerRegistrationFilter();
-  // A database that takes no writes (a full disk) fails every new chatter until mended: said once,
-  // not once per chatter and line, until a registration goes through again.
-  let storageFaultLogged: StorageFault | null = null;
-  const registrations = createViewerRegistrationQueue({
-    register: async (viewers) => {
-      const outcomes = await deps.service.registerViewers(viewers);
-      if (outcomes.some((outcome) => outcome.status === 'fulfilled')) storageFaultLogged = null;
-      return outcomes;
-    },
-    onError(viewer, error) {
-      seen.forget(viewer.twitchUserId);
-      const fault = storageFaultOf(error);
-      if (fault === null) {
-        logger.warn({ err: error, login: viewer.login }, 'registering a chatter as a viewer failed');
-      } else if (fault !== storageFaultLogged) {
-        storageFaultLogged = fault;
-        logger.error({ err: error, login: viewer.login, storageFault: fault },
-          `registering chatters as viewers fails: ${storageFaultText(fault)}; each is tried again on their next line (said once until one is registered)`);
-      }
-    },
-  });
+  const signIn = createViewerRegistrations({ service: deps.service, logger });
   const ownChannel = normalizeChannel(config.channel.login);
   const wire = (transport: ChatTransport, registersViewers: boolean) => transport.subscribe((event) => {
     // The overlay shows the account's own channel; other channels the bot joined stay off it.
     if (event.channel !== ownChannel) return;
     const shown = overlayChatEventOf(event);
     if (shown) deps.gateway.pushChatEvent(deps.account.id, shown);
-    if (!registersViewers || event.type !== 'message' || event.self) return;
-    // The filter looks at the tags as sent; only a chatter it has not seen (or renamed) is checked
-    // and normalized (viewerIdentityOf), which on every line cost more than the lookup itself.
-    // textTag: a user id or display name "1" comes from tmi.js as true.
-    const twitchUserId = textTag(event.tags['user-id']);
-    const login = event.tags.username;
-    if (twitchUserId === null || typeof login !== 'string') return;
-    if (!seen.needsRegistering({ twitchUserId, login, displayName: textTag(event.tags['display-name']) ?? undefined })) return;
-    const viewer = viewerIdentityOf(event);
-    if (viewer) registrations.add(viewer);
+    if (registersViewers) signIn.chatLine(event);
   });
   if (twitch) wire(twitch, true);
   // Local chatters have made-up ids: with Twitch on, they must not take real viewers' logins.
@@ -118,7 +92,8 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
   const list = [twitch, local].filter((t): t is NonNullable<typeof t> => t !== null);
   return {
     list, twitch, local,
-    registeredFor: (user) => registrations.registeredFor(user.id),
+    registeredFor: (user) => signIn.registeredFor(user.id),
+    signInRedeemer: (user) => signIn.redeemer(user),
     async start() {
       local?.start();
       // Not awaited: it retries while Twitch is unreachable and rejects only when it cannot log in.
@@ -130,7 +105,7 @@ export function createChatTransports(config: Config, deps: ChatTransportDeps): S
       await local?.idle();
       await twitch?.stop();
       // Chatters seen before the stop are still registered, before the database closes.
-      await registrations.stop();
+      await signIn.stop();
     },
   };
 }

@@ -64,6 +64,12 @@ export interface HostOptions {
    * a viewer. It must not reject.
    */
   beforeCommand?: (user: ChatUser) => Promise<void> | undefined;
+  /**
+   * Waited for before a redemption handler runs, when it gives a promise: the composition root's
+   * sign-in of the viewer who redeemed (as a chat line of theirs would sign them in), so a plugin
+   * finds them a viewer even if they never chatted. It must not reject (one that does refunds).
+   */
+  beforeRedemption?: (user: RedemptionEvent['user']) => Promise<void> | undefined;
 }
 
 export interface PluginStatus {
@@ -372,6 +378,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
         + 'the redemption stays unfulfilled until it does'), REDEMPTION_HANDLER_WAIT_MS);
       slowRedemptionWarnings.add(slow);
       try {
+        const before = options.beforeRedemption?.(event.user);
+        if (before !== undefined) await before;
         const answer: unknown = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
         const decision = decisionOf(answer);
         if (decision !== null) {

@@ -131,9 +131,17 @@ export async function startChatskin(config: Config, options: StartOptions): Prom
     cleanups.push(() => transports.stop());
     parts.transports = transports;
     // A command from a chatter not registered yet waits for it, where the plugins use this service.
+    // A redemption signs its viewer in as a chat line of theirs would, and its handler waits for
+    // that likewise: a viewer who never chatted is one for the plugins too. With a remote service,
+    // as for a command, nothing is waited for (it learns of its viewers by its own sign-in).
+    const bundled = config.service.mode === 'bundled';
     const host = await createHost({
       config, logger, overlayClient, chatTransports: transports.list, clock: options.clock,
-      beforeCommand: config.service.mode === 'bundled' ? transports.registeredFor : undefined,
+      beforeCommand: bundled ? transports.registeredFor : undefined,
+      beforeRedemption: (user) => {
+        const registering = transports.signInRedeemer(user);
+        return bundled ? registering : undefined;
+      },
     });
     cleanups.push(() => host.stop());
     parts.host = host;

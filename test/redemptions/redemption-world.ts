@@ -23,6 +23,7 @@ import type { Host } from '../../src/host/host.ts';
 import { createMemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
 import type { MemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
+import { createViewerRegistrations } from '../../src/runtime/viewer-registrations.ts';
 import { bindLedger } from '../../src/host/redemptions/redemption-ledger.ts';
 import { applySeed } from '../../src/service/seed.ts';
 import { openSqliteStore } from '../../src/service/store/sqlite-store.ts';
@@ -227,7 +228,13 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
   const logger = options.logger ?? captured.logger;
   const entries = captured.entries;
   const chat = createMemoryChatTransport({ channels: [CHANNEL] });
-  const host = await createHost({ config, logger, overlayClient, chatTransports: [chat], builtInPluginDir: BUILT_IN_PLUGIN_DIR });
+  // As chatskin's start does (src/runtime/start-chatskin.ts): the viewer who redeemed is signed in
+  // to the bundled service, as a chat line of theirs would, before the handler runs.
+  const signIn = createViewerRegistrations({ service, logger });
+  const host = await createHost({
+    config, logger, overlayClient, chatTransports: [chat], builtInPluginDir: BUILT_IN_PLUGIN_DIR,
+    beforeRedemption: (user) => signIn.redeemer(user),
+  });
   const ledger = bindLedger(service, accountId);
   /** The running redemptions part's ledger: its own, closed once it stopped (see stop()). */
   let ended: (() => void) | null = null;
@@ -294,6 +301,7 @@ export async function openRedemptionWorld(options: WorldOptions = {}): Promise<R
     async close() {
       await world.stop();
       await host.stop();
+      await signIn.stop();
       await helix.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });

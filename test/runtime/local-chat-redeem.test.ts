@@ -8,6 +8,8 @@ import { startChatskin } from '../../src/runtime/start-chatskin.ts';
 import type { RunningChatskin } from '../../src/runtime/start-chatskin.ts';
 import { parseSeedYaml } from '../../src/service/seed-fixture.ts';
 import { applySeed } from '../../src/service/seed.ts';
+import { createPluginFolders } from '../host/plugin-folders.ts';
+import type { PluginFolders } from '../host/plugin-folders.ts';
 import { hostConfig } from './host-config.ts';
 
 const FIXTURE = `
@@ -61,5 +63,50 @@ describe('/redeem in the local chat (no Twitch credentials)', () => {
   it('says when no plugin handles the reward, and what a bad line lacks', async () => {
     await after('/redeem no-such-reward', 'local chat: no running plugin handles the reward "no-such-reward"');
     await after('/redeem', 'local chat: /redeem needs a reward key');
+  });
+});
+
+describe('/redeem in the local chat by a viewer who never chatted', () => {
+  const stdin = new PassThrough();
+  let printed = '';
+  let running: RunningChatskin;
+  let plugins: PluginFolders;
+
+  beforeAll(async () => {
+    plugins = createPluginFolders();
+    // A handler that names the viewer to the service: refused (404) for a viewer it does not know.
+    plugins.add('skins-count', `import { definePlugin } from SDK;
+export default definePlugin({
+  name: 'skins-count',
+  setup(ctx) {
+    ctx.onRedemption('skins-count', async (redemption) => {
+      const held = await ctx.overlay.listViewerSkins(redemption.user.login);
+      return { outcome: 'fulfill', reply: \`you hold \${held.length} skins.\` };
+    });
+  },
+});
+`);
+    const config = hostConfig('chatskin-local-redeem-sign-in-', 'streamer', {
+      pluginDirs: [plugins.dir],
+      plugins: { 'skins-count': {} },
+    });
+    running = await startChatskin(config, {
+      logger: pino({ level: 'silent' }), stdin, stdout: { write: (text: string) => { printed += text; } },
+    });
+    await applySeed(running.service, parseSeedYaml(FIXTURE));
+  });
+
+  afterAll(async () => {
+    await running?.close();
+    plugins?.remove();
+  });
+
+  it('is signed in before the handler runs, as their chat line would sign them in', async () => {
+    expect(await running.service.findViewer('carol')).toBeNull();
+    const from = printed.length;
+    stdin.write('/as carol /redeem skins-count\n');
+    await expect.poll(() => printed.slice(from)).toContain('local chat: plugin skins-count fulfilled the redemption of skins-count');
+    expect(printed.slice(from)).toContain('chatskin (bot): @Carol you hold 0 skins.');
+    expect(await running.service.findViewer('carol')).toMatchObject({ twitchUsername: 'carol', displayName: 'Carol' });
   });
 });

@@ -41,7 +41,8 @@ interface Shop {
 
 type Settings = Record<string, unknown>;
 
-async function open(settings: Settings | ((skins: SkinIds) => Settings) = { rewards: { 'unlock-neon': 'neon' } }, wrap?: (c: OverlayStyleClient) => OverlayStyleClient): Promise<Shop> {
+/** `remoteLike`: the host signs no viewer in (as with a remote service), the client has no registerViewer. */
+async function open(settings: Settings | ((skins: SkinIds) => Settings) = { rewards: { 'unlock-neon': 'neon' } }, wrap?: (c: OverlayStyleClient) => OverlayStyleClient, remoteLike = false): Promise<Shop> {
   const fixture = {
     accounts: [
       {
@@ -60,7 +61,7 @@ async function open(settings: Settings | ((skins: SkinIds) => Settings) = { rewa
     vintage: ids.global_skins['vintage']!, foreign: ids.accounts['other']!.skins['foreign']!,
   });
   const { test, harness, ids, accountId } = await startPluginWorld({
-    fixture, plugin: 'skin-shop', ...(wrap ? { wrapClient: wrap } : {}),
+    fixture, plugin: 'skin-shop', ...(wrap ? { wrapClient: wrap } : {}), signsInRedeemers: !remoteLike,
     settings: (seeded) => (typeof settings === 'function' ? settings(skinIdsOf(seeded)) : settings),
   });
   const skins = skinIdsOf(ids);
@@ -114,7 +115,7 @@ describe('skin-shop', () => {
       ...client,
       registerViewer: () => Promise.reject(new OverlayStyleError({ status: 0, kind: 'unsupported', message: 'no spec endpoint' })),
     });
-    const shop = await open(undefined, remoteLike);
+    const shop = await open(undefined, remoteLike, true);
     await shop.harness.service.registerViewer({ twitchUserId: stableNumericId('bob'), login: 'bob' });
     expect(await shop.redeem('bob')).toBe('fulfill');
     // Unknown to the service: refunded with the service's reason.
@@ -206,7 +207,7 @@ describe('skin-shop: a reward by skin id (global platform skins too)', () => {
       ...client,
       registerViewer: () => Promise.reject(new OverlayStyleError({ status: 0, kind: 'unsupported', message: 'no spec endpoint' })),
     });
-    const shop = await open((skins) => ({ rewards: { 'unlock-neon': { skinId: skins.classic }, unknown: { skinId: 999_999 } } }), remoteLike);
+    const shop = await open((skins) => ({ rewards: { 'unlock-neon': { skinId: skins.classic }, unknown: { skinId: 999_999 } } }), remoteLike, true);
     await shop.harness.service.registerViewer({ twitchUserId: stableNumericId('bob'), login: 'bob' });
     expect(await shop.redeem('bob')).toBe('fulfill');
     expect(await shop.redeem('bob', 1, 'unknown')).toBe('refund');

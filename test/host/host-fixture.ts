@@ -1,6 +1,6 @@
 // A host on a memory chat transport, a manual clock and captured logs.
 import { createHost } from '../../src/host/host.ts';
-import type { Host, RedemptionResult, RedemptionSettlement } from '../../src/host/host.ts';
+import type { Host, HostOptions, RedemptionResult, RedemptionSettlement } from '../../src/host/host.ts';
 import type { ChatRateLimits, ChatTags } from '../../src/host/chat-transport.ts';
 import { createMemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
 import type { MemoryChatTransport } from '../../src/host/memory-chat-transport.ts';
@@ -25,6 +25,8 @@ export interface TestHostOptions {
   clock?: ManualClock;
   /** The chat's channels; default: #streamer only. */
   channels?: string[];
+  /** HostOptions.beforeRedemption (chatskin's start signs the viewer who redeemed in). Default: none. */
+  beforeRedemption?: HostOptions['beforeRedemption'];
 }
 
 export interface TestHost {
@@ -52,6 +54,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     ...(options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.stopTimeoutMs }),
     ...(options.slowPluginCallMs === undefined ? {} : { slowPluginCallMs: options.slowPluginCallMs }),
     ...(options.stallWarningMs === undefined ? {} : { stallWarningMs: options.stallWarningMs }),
+    ...(options.beforeRedemption === undefined ? {} : { beforeRedemption: options.beforeRedemption }),
   });
   return { host, chat, clock, logs: entries, said: () => chat.sent.map((line) => line.text) };
 }

@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { checkSettingValue, coerceChatValue, fittedList } from '../../src/sdk.ts';
 import { section } from './docs-section.ts';
-import { signInPlugin } from './docs-sign-in-plugin.ts';
 import { chatAnswers, redeemed } from './host-fixture.ts';
 import { moderatorTags } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
@@ -63,24 +62,45 @@ describe('docs/plugins.md, Answering in one line: answerInChat', () => {
 });
 
 describe('docs/plugins.md, Redemption handlers', () => {
-  it("a viewer who never chatted has no account until the handler signs them in with the docs' snippet", async () => {
+  const SKINS_COUNT = `import { definePlugin } from SDK;
+
+export default definePlugin({
+  name: 'skins-count',
+  setup(ctx) {
+    ctx.onRedemption('skins-count', async (redemption) => {
+      const held = await ctx.overlay.listViewerSkins(redemption.user.login);
+      return { outcome: 'fulfill', reply: \`you hold \${held.length} skins.\` };
+    });
+  },
+});
+`;
+  const start = async (signsInRedeemers: boolean) => {
     const folders = createPluginFolders();
     onTestFinished(() => folders.remove());
-    folders.add('sign-in', signInPlugin(PLUGINS_DOC, 'SDK'));
+    folders.add('skins-count', SKINS_COUNT);
     const { test } = await startPluginWorld({
       fixture: { accounts: [{ login: 'streamer', premium: true, overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }] }] },
-      plugin: 'sign-in',
+      plugin: 'skins-count',
       config: { pluginDirs: [folders.dir] },
+      signsInRedeemers,
     });
-    const redeem = (id: string, input: string) => redeemed(test.host.handleRedemption({
-      id, rewardKey: 'skins-count', channel: 'streamer', user: { id: '5005', login: 'newbie', displayName: 'Newbie' }, input,
+    const redeem = (id: string) => redeemed(test.host.handleRedemption({
+      id, rewardKey: 'skins-count', channel: 'streamer', user: { id: '5005', login: 'newbie', displayName: 'Newbie' }, input: '',
     }));
-    const refused = await redeem('r1', '');
-    expect(refused.outcome).toBe('refund');
-    expect(test.logs.filter((entry) => entry.level >= LEVEL.error).map((entry) => (entry.err as { message?: string } | undefined)?.message))
-      .toEqual([quotedIn(section(PLUGINS_DOC, '## Redemption handlers'), 'rejects\nwith')]);
-    expect((await redeem('r2', 'sign in')).outcome).toBe('fulfill');
+    return { test, redeem };
+  };
+
+  it('a viewer who never chatted is signed in by the host before the handler names them to the service', async () => {
+    const { test, redeem } = await start(true);
+    expect((await redeem('r1')).outcome).toBe('fulfill');
     expect(test.said()).toEqual(['@Newbie you hold 0 skins.']);
+  });
+
+  it("one the service does not know (their sign-in failed) is refused with the docs' message", async () => {
+    const { test, redeem } = await start(false);
+    expect((await redeem('r1')).outcome).toBe('refund');
+    expect(test.logs.filter((entry) => entry.level >= LEVEL.error).map((entry) => (entry.err as { message?: string } | undefined)?.message))
+      .toEqual([quotedIn(section(PLUGINS_DOC, '## Redemption handlers'), 'still does not know rejects\nwith')]);
   });
 });
 

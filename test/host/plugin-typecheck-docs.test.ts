@@ -8,7 +8,6 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { section } from './docs-section.ts';
-import { signInPlugin } from './docs-sign-in-plugin.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const PLUGINS_DOC = readFileSync(join(ROOT, 'docs/plugins.md'), 'utf8');
@@ -91,7 +90,7 @@ describe('docs/plugins.md, Type-checking a plugin (kept outside the repository)'
     expect(dir.startsWith(`${ROOT}/`)).toBe(false);
   });
 
-  it('checks a plugin, its test, the docs\' answerInChat plugin and its redemption sign-in without an error', async () => {
+  it('checks a plugin, its test and the docs\' answerInChat plugin without an error', async () => {
     writeRecipe();
     for (const text of files.values()) expect(() => JSON.parse(text) as unknown).not.toThrow();
     write('my-dice/index.ts', PLUGIN);
@@ -100,7 +99,6 @@ describe('docs/plugins.md, Type-checking a plugin (kept outside the repository)'
       .exec(section(PLUGINS_DOC, '## Answering in one line: `answerInChat`'))?.[1];
     expect(answering).toBeDefined();
     write('bubble-width/index.ts', answering!.replace("'../../src/sdk.ts'", "'/opt/chatskin/src/sdk.ts'"));
-    write('sign-in/index.ts', signInPlugin(PLUGINS_DOC, "'/opt/chatskin/src/sdk.ts'"));
     expect(await typeCheck(dir)).toEqual({ code: 0, output: '' });
   });
 

@@ -1,10 +1,12 @@
 // A built-in plugin in a test host (memory chat, manual clock), talking through the in-process
 // client to the real service on a temp SQLite database seeded with a fixture; the database is
 // closed when the test ends. The plugin tests under plugins/ share it.
+import { pino } from 'pino';
 import { onTestFinished } from 'vitest';
 import { createInProcessClient } from '../../src/client/in-process-client.ts';
 import type { OverlayStyleClient } from '../../src/client/overlay-style-client.ts';
 import { BUILT_IN_PLUGIN_DIR } from '../../src/host/plugin-loader.ts';
+import { createViewerRegistrations } from '../../src/runtime/viewer-registrations.ts';
 import { applySeed } from '../../src/service/seed.ts';
 import type { SqliteStoreOptions } from '../../src/service/store/sqlite-store.ts';
 import type { SeedResult } from '../../src/service/seed.ts';
@@ -25,6 +27,12 @@ export interface PluginWorldOptions {
   config?: Record<string, unknown>;
   /** Options of the service's SQLite store (e.g. a short busy timeout). */
   store?: Partial<SqliteStoreOptions>;
+  /**
+   * Whether the viewer who redeems is signed in to the service before the handler runs, as
+   * chatskin's start does with the bundled service (src/runtime/viewer-registrations.ts). Default
+   * true; false for a plugin that plays against a remote service, which the host signs no one in to.
+   */
+  signsInRedeemers?: boolean;
 }
 
 export interface PluginWorld {
@@ -42,8 +50,11 @@ export async function startPluginWorld(options: PluginWorldOptions): Promise<Plu
   const ids = await applySeed(harness.service, structuredClone(options.fixture));
   const accountId = ids.accounts['streamer']!.id;
   const client = createInProcessClient(harness.service, accountId);
+  const registrations = createViewerRegistrations({ service: harness.service, logger: pino({ level: 'silent' }) });
+  onTestFinished(() => registrations.stop());
   const test = await startTestHost({
     builtInPluginDir: BUILT_IN_PLUGIN_DIR,
+    ...(options.signsInRedeemers === false ? {} : { beforeRedemption: (user) => registrations.redeemer(user) }),
     overlayClient: options.wrapClient ? options.wrapClient(client) : client,
     config: { ...options.config, plugins: { [options.plugin]: options.settings?.(ids) ?? {} } },
   });

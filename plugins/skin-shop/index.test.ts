@@ -110,6 +110,21 @@ describe('skin-shop', () => {
     expect(shop.test.said()).toEqual(['@ANN enjoy Neon!', '@BOB sorry: the skin "gone" is not available on this channel.']);
   });
 
+  it('leaves signing the viewer in to the host: a viewer who never chatted gets the skin without registerViewer', async () => {
+    let registerCalls = 0;
+    const counting = (client: OverlayStyleClient): OverlayStyleClient => ({
+      ...client,
+      registerViewer: (viewer) => {
+        registerCalls++;
+        return client.registerViewer(viewer);
+      },
+    });
+    const shop = await open(undefined, counting);
+    expect(await shop.redeem('newbie')).toBe('fulfill');
+    expect(registerCalls).toBe(0);
+    expect(await shop.harness.service.findViewer('newbie')).toMatchObject({ twitchUsername: 'newbie', displayName: 'NEWBIE' });
+  });
+
   it('with a remote service (no sign-in there) still unlocks for a viewer the service knows', async () => {
     const remoteLike = (client: OverlayStyleClient): OverlayStyleClient => ({
       ...client,

@@ -2,7 +2,8 @@
 // manages, declared under `twitch.rewards`) is mapped in this plugin's settings to the skin it
 // unlocks: a slug (one of the channel's own skins, found through GET /skins) or `{ skinId: <id> }`
 // (any skin the channel may unlock, global platform skins too, which GET /skins does not list). A
-// redemption signs the viewer in, unlocks the skin for them, says so in chat and is fulfilled.
+// redemption unlocks the skin for the viewer (the host has signed them in to the bundled service,
+// as for a command's chatter), says so in chat and is fulfilled.
 // When the skin cannot be unlocked (unknown or inactive, already owned, the service failing after
 // retries) the redemption is refunded and chat says why. The chat lines are the host's to say, once
 // Twitch has settled the status (a RedemptionDecision's reply): "Your points were refunded" only
@@ -114,22 +115,6 @@ export default definePlugin({
       return { outcome: 'refund', reply: fill(messages.refunded, { reason }), replyIfNotRefunded: fill(messages.notRefunded, { reason }) };
     }
 
-    /**
-     * The viewer on the service: signed in (bundled service); true then. A remote service knows
-     * viewers itself (false: whether it knows this one shows only in its answers).
-     */
-    async function signIn(redemption: RedemptionEvent): Promise<boolean> {
-      try {
-        await withRetries('signing the viewer in', () => overlay.registerViewer({
-          twitchUserId: redemption.user.id, login: redemption.user.login, displayName: redemption.user.displayName,
-        }));
-        return true;
-      } catch (error) {
-        if (isOverlayStyleError(error) && error.kind === 'unsupported') return false;
-        throw error;
-      }
-    }
-
     /** A slug among the channel's own skins (GET /skins); an id is taken as it is (the unlock checks it). */
     async function findSkin(wanted: RewardTarget): Promise<Target> {
       if (typeof wanted !== 'string') return { id: wanted.skinId, label: `the skin #${wanted.skinId}` };
@@ -141,17 +126,16 @@ export default definePlugin({
 
     /**
      * After the unlock's 404 (the spec's answer for an unknown viewer, and the service's for a skin
-     * the channel may not unlock): which of the two. A signed-in viewer is known; otherwise the
-     * viewer's grants (GET /viewers/{id}/skins) answer 404 when the service does not know them.
+     * the channel may not unlock): which of the two. The viewer's grants (GET /viewers/{id}/skins)
+     * answer 404 when the service does not know them: with the bundled service, one whose sign-in
+     * by the host failed (a database fault); with a remote one, a viewer it never signed in.
      */
-    async function missingOn404(redemption: RedemptionEvent, signedIn: boolean, target: Target): Promise<Refusal> {
-      if (!signedIn) {
-        try {
-          await withRetries('looking the viewer up', () => overlay.listViewerSkins(redemption.user.id));
-        } catch (error) {
-          if (isOverlayStyleError(error, 404)) return new Refusal('the overlay service does not know you yet.');
-          throw error;
-        }
+    async function missingOn404(redemption: RedemptionEvent, target: Target): Promise<Refusal> {
+      try {
+        await withRetries('looking the viewer up', () => overlay.listViewerSkins(redemption.user.id));
+      } catch (error) {
+        if (isOverlayStyleError(error, 404)) return new Refusal('the overlay service does not know you yet.');
+        throw error;
       }
       ctx.logger.warn({ redemption: redemption.id, skinId: target.id }, 'the service knows no skin with this id that the channel may unlock; check plugins.skin-shop.rewards');
       return new Refusal(`${target.label} is not available on this channel.`);
@@ -172,7 +156,6 @@ export default definePlugin({
     async function unlock(redemption: RedemptionEvent, wanted: RewardTarget): Promise<RedemptionDecision> {
       const attempt = redemption.attempt ?? 1;
       try {
-        const signedIn = await signIn(redemption);
         const target = await findSkin(wanted);
         let result: UnlockResult;
         // A try whose answer was lost may have made the grant that a later try hears is "already held".
@@ -187,7 +170,7 @@ export default definePlugin({
             }
           });
         } catch (error) {
-          if (isOverlayStyleError(error, 404)) throw await missingOn404(redemption, signedIn, target);
+          if (isOverlayStyleError(error, 404)) throw await missingOn404(redemption, target);
           if (isOverlayStyleError(error, 422) && error.errors?.skin_id !== undefined) throw new Refusal(`${target.label} is not available right now.`);
           // Every try failed, but one may have made the grant, its answer lost: refunding would
           // give the skin away with the points. The viewer's grants tell.

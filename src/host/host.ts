@@ -379,7 +379,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
       slowRedemptionWarnings.add(slow);
       try {
         const before = options.beforeRedemption?.(event.user);
-        if (before !== undefined) await before;
+        if (before !== undefined) {
+          // It must not reject; one that does is the host's fault, not the plugin's: said so.
+          const failed = await before.then(() => null, (error: unknown) => ({ error }));
+          if (failed !== null) {
+            log.error({ err: failed.error }, `beforeRedemption failed, so the handler did not run: ${errorText(failed.error)}; refunding`);
+            return { outcome: 'refund', plugin: registration.plugin };
+          }
+        }
         const answer: unknown = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
         const decision = decisionOf(answer);
         if (decision !== null) {

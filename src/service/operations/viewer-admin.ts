@@ -2,7 +2,7 @@
 // and the skin a viewer picked (the overlay decides what a message renders with: src/overlay/chat-roles.ts).
 import { emitAfterCommit } from '../service-context.ts';
 import type { ServiceContext } from '../service-context.ts';
-import type { StoreTransaction } from '../store/store.ts';
+import type { ViewerSignInRecord } from '../store/store.ts';
 import { isUsableSkin } from '../skin-settings.ts';
 import type { Viewer } from '../types.ts';
 import { ServiceError, validationError } from '../types.ts';
@@ -34,7 +34,7 @@ export function createViewerAdmin(context: ServiceContext) {
    */
   async function registerViewer(input: ViewerSignIn): Promise<Viewer> {
     const signIn = checkedSignIn(input);
-    return store.transaction((tx) => signInWithin(tx, signIn));
+    return store.transaction(async (tx) => (await tx.signInViewers([signIn]))[0]!);
   }
 
   /**
@@ -44,7 +44,7 @@ export function createViewerAdmin(context: ServiceContext) {
    * fails, every viewer in it fails with that error and none is stored.
    */
   async function registerViewers(inputs: readonly ViewerSignIn[]): Promise<Array<PromiseSettledResult<Viewer>>> {
-    const checked = inputs.map((input): PromiseSettledResult<CheckedSignIn> => {
+    const checked = inputs.map((input): PromiseSettledResult<ViewerSignInRecord> => {
       try {
         return { status: 'fulfilled', value: checkedSignIn(input) };
       } catch (reason) {
@@ -56,11 +56,7 @@ export function createViewerAdmin(context: ServiceContext) {
     let failure: { reason: unknown } | null = null;
     try {
       if (valid.length > 0) {
-        stored = await store.transaction(async (tx) => {
-          const viewers: Viewer[] = [];
-          for (const signIn of valid) viewers.push(await signInWithin(tx, signIn));
-          return viewers;
-        });
+        stored = await store.transaction((tx) => tx.signInViewers(valid));
       }
     } catch (reason) {
       failure = { reason };
@@ -71,18 +67,6 @@ export function createViewerAdmin(context: ServiceContext) {
       if (failure !== null) return { status: 'rejected', reason: failure.reason };
       return { status: 'fulfilled', value: stored[next++]! };
     });
-  }
-
-  async function signInWithin(tx: StoreTransaction, { twitchUserId, login, displayName }: CheckedSignIn): Promise<Viewer> {
-    const holder = await tx.findViewerByLogin(login);
-    if (holder !== null && holder.twitchUserId !== twitchUserId) await tx.updateViewer(holder.id, { twitchUsername: null });
-    const existing = await tx.findViewerByTwitchUserId(twitchUserId);
-    if (existing === null) return tx.insertViewer({ twitchUserId, twitchUsername: login, displayName: displayName ?? null });
-    const patch: { twitchUsername?: string; displayName?: string | null } = {};
-    if (existing.twitchUsername !== login) patch.twitchUsername = login;
-    if (displayName !== undefined && existing.displayName !== displayName) patch.displayName = displayName;
-    if (Object.keys(patch).length > 0) await tx.updateViewer(existing.id, patch);
-    return { ...existing, ...patch };
   }
 
   /** By path-style identifier: all digits -> user id first, then login; otherwise login, any case. */
@@ -166,16 +150,10 @@ export function createViewerAdmin(context: ServiceContext) {
   return { registerViewer, registerViewers, findViewer, getViewer, recordPurchase, pickSkin, listPickableSkins, getPickedSkin };
 }
 
-interface CheckedSignIn {
-  twitchUserId: string;
-  login: string;
-  displayName: string | null | undefined;
-}
-
-function checkedSignIn(input: ViewerSignIn): CheckedSignIn {
+function checkedSignIn(input: ViewerSignIn): ViewerSignInRecord {
   return {
     twitchUserId: normalizeTwitchUserId(input.twitchUserId),
-    login: normalizeLogin(input.login, 'twitch_username'),
+    twitchUsername: normalizeLogin(input.login, 'twitch_username'),
     displayName: input.displayName === undefined ? undefined : checkDisplayName(input.displayName),
   };
 }

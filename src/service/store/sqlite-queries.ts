@@ -6,7 +6,7 @@ import type {
   AccountRecord, ActiveApiKeyRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
-import type { NewOverlay, NewSkin, StoreWriter, Synchronous } from './store.ts';
+import type { NewOverlay, NewSkin, StoreWriter, Synchronous, ViewerSignInRecord } from './store.ts';
 
 type Row = Record<string, unknown>;
 
@@ -21,7 +21,7 @@ const VIEWER_COLUMNS = 'id, twitch_user_id, twitch_username, display_name';
 export const WRITE_METHODS: ReadonlySet<string> = new Set([
   'insertAccount', 'updateAccount', 'insertApiKey', 'revokeApiKey', 'upsertTemplate', 'insertOverlay',
   'updateOverlay', 'bumpOverlayVersions', 'insertSkin', 'updateSkin', 'setSkinRole', 'insertViewer',
-  'updateViewer', 'insertEntitlement', 'setEntitlementSource', 'deleteEntitlement', 'setSkinPick',
+  'updateViewer', 'signInViewers', 'insertEntitlement', 'setEntitlementSource', 'deleteEntitlement', 'setSkinPick',
   'insertRedemption', 'setRedemptionStatus', 'updateRedemption', 'deleteSettledRedemptions', 'upsertManagedReward',
   'deleteManagedReward',
 ]);
@@ -362,6 +362,32 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     if (patch.displayName !== undefined) {
       this.#run(`UPDATE viewers SET display_name = ?, updated_at = ${NOW} WHERE id = ?`, patch.displayName, id);
     }
+  }
+
+  signInViewers(signIns: readonly ViewerSignInRecord[]): ViewerRecord[] {
+    // Two statements a viewer (three when it exists unchanged), in one call for the whole batch:
+    // find, maybe update, find, then insert or update, each through an awaited transaction-handle
+    // call, cost bench:chat's registration about 3 µs more CPU per first-time chatter.
+    const takeLogin = this.#statement(
+      `UPDATE viewers SET twitch_username = NULL, updated_at = ${NOW} WHERE twitch_username = ? AND twitch_user_id <> ?`,
+    );
+    // A row only when inserted or changed: updated_at moves only when a column does, as with
+    // updateViewer; display_name is kept when the sign-in has none (the third parameter, 0).
+    const upsert = this.#statement(
+      `INSERT INTO viewers (twitch_user_id, twitch_username, display_name) VALUES (?, ?, ?)
+       ON CONFLICT (twitch_user_id) DO UPDATE SET twitch_username = excluded.twitch_username,
+         display_name = CASE WHEN ? THEN excluded.display_name ELSE display_name END, updated_at = ${NOW}
+       WHERE twitch_username IS NOT excluded.twitch_username OR (? AND display_name IS NOT excluded.display_name)
+       RETURNING ${VIEWER_COLUMNS}`,
+    );
+    const viewers: ViewerRecord[] = [];
+    for (const { twitchUserId, twitchUsername, displayName } of signIns) {
+      takeLogin.run(twitchUsername, twitchUserId);
+      const given = displayName === undefined ? 0 : 1;
+      const row = upsert.get(twitchUserId, twitchUsername, displayName ?? null, given, given) as Row | undefined;
+      viewers.push(row === undefined ? this.findViewerByTwitchUserId(twitchUserId)! : toViewer(row));
+    }
+    return viewers;
   }
 
   // Entitlements and picks

@@ -74,6 +74,13 @@ export interface StoreReader {
   listManagedRewards(accountId: number): Promise<ManagedRewardRecord[]>;
 }
 
+/** A viewer's sign-in, checked: the login lowercase, displayName undefined to keep the stored one. */
+export interface ViewerSignInRecord {
+  twitchUserId: string;
+  twitchUsername: string;
+  displayName: string | null | undefined;
+}
+
 /** An overlay row to insert: the store assigns its id and starts its version. */
 export type NewOverlay = Omit<OverlayRecord, 'id' | 'version'>;
 
@@ -103,6 +110,14 @@ export interface StoreWriter extends StoreReader {
 
   insertViewer(viewer: { twitchUserId: string; twitchUsername: string | null; displayName: string | null }): Promise<ViewerRecord>;
   updateViewer(id: number, patch: { twitchUsername?: string | null; displayName?: string | null }): Promise<void>;
+  /**
+   * Signs viewers in, in order, by Twitch user id: a new one is inserted (display name null when
+   * undefined); an existing one gets the login and, when defined, the display name, its
+   * updated_at moving only if either changed. A login held by another Twitch user's row is taken
+   * from it first (set NULL there). Answers each viewer as now stored; a failing statement throws
+   * (rolling back with the transaction).
+   */
+  signInViewers(signIns: readonly ViewerSignInRecord[]): Promise<ViewerRecord[]>;
 
   insertEntitlement(entitlement: { accountId: number; viewerId: number; skinId: number; source: EntitlementSource }): Promise<EntitlementRecord>;
   setEntitlementSource(id: number, source: EntitlementSource): Promise<void>;

@@ -86,7 +86,15 @@ type Op =
   | { kind: 'chat'; o: OverlayKey }
   | { kind: 'revokeKey'; acct: AccountKey }
   | { kind: 'renewToken'; o: OverlayKey }
-  | { kind: 'deleteOverlay'; o: OverlayKey };
+  | { kind: 'deleteOverlay'; o: OverlayKey }
+  | { kind: 'burst'; items: BurstItem[] };
+
+type BurstItem =
+  | Extract<Op, { kind: 'putTemplate' }>
+  | Extract<Op, { kind: 'putSkin' }>
+  | { kind: 'chat'; o: OverlayKey }
+  | { kind: 'connect'; o: OverlayKey }
+  | { kind: 'resync'; s: number };
 
 const VALUE_CHOICES: Record<string, unknown[]> = {
   'bubble.width': [300, 400, 420, 10_000],
@@ -120,28 +128,29 @@ const acctArb = fc.constantFrom<AccountKey>('A', 'A', 'A', 'B');
 const overlayArb = fc.constantFrom(...OVERLAY_KEYS);
 const skinArb = fc.constantFrom(...SKIN_KEYS);
 
+const putTemplateArb = fc.record({
+  kind: fc.constant('putTemplate' as const), acct: acctArb,
+  // Mostly one of the caller's own overlays in a scope that fits it (picked when the step runs).
+  o: fc.oneof(
+    { weight: 6, arbitrary: fc.nat(20).map((own) => ({ own })) },
+    { weight: 2, arbitrary: overlayArb },
+    { weight: 1, arbitrary: fc.constant('default' as const) },
+  ),
+  scope: fc.oneof(
+    { weight: 4, arbitrary: fc.nat(1).map((fitting) => ({ fitting })) },
+    { weight: 1, arbitrary: fc.constantFrom<Scope>('source', 'override', 'independent') },
+  ),
+  values: valuesArb, presetInQuery: fc.boolean(),
+});
+
+const putSkinArb = fc.record({ kind: fc.constant('putSkin' as const), acct: acctArb, skin: fc.oneof({ weight: 3, arbitrary: fc.nat(20).map((own) => ({ own })) }, { weight: 1, arbitrary: skinArb }), values: valuesArb });
+
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: overlayArb.map((o) => ({ kind: 'connect' as const, o })) },
   { weight: 2, arbitrary: fc.nat(50).map((s) => ({ kind: 'close' as const, s })) },
   { weight: 2, arbitrary: fc.nat(50).map((s) => ({ kind: 'resync' as const, s })) },
-  {
-    weight: 8,
-    arbitrary: fc.record({
-      kind: fc.constant('putTemplate' as const), acct: acctArb,
-      // Mostly one of the caller's own overlays in a scope that fits it (picked when the step runs).
-      o: fc.oneof(
-        { weight: 6, arbitrary: fc.nat(20).map((own) => ({ own })) },
-        { weight: 2, arbitrary: overlayArb },
-        { weight: 1, arbitrary: fc.constant('default' as const) },
-      ),
-      scope: fc.oneof(
-        { weight: 4, arbitrary: fc.nat(1).map((fitting) => ({ fitting })) },
-        { weight: 1, arbitrary: fc.constantFrom<Scope>('source', 'override', 'independent') },
-      ),
-      values: valuesArb, presetInQuery: fc.boolean(),
-    }),
-  },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('putSkin' as const), acct: acctArb, skin: fc.oneof({ weight: 3, arbitrary: fc.nat(20).map((own) => ({ own })) }, { weight: 1, arbitrary: skinArb }), values: valuesArb }) },
+  { weight: 8, arbitrary: putTemplateArb },
+  { weight: 4, arbitrary: putSkinArb },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('unlock' as const), acct: acctArb, viewer: fc.constantFrom<ViewerKey>('v1', 'v2', 'ghost'), skin: skinArb }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('revoke' as const), acct: acctArb, viewer: fc.constantFrom<ViewerKey>('v1', 'v2', 'ghost'), skin: skinArb }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('pick' as const), acct: acctArb, viewer: fc.constantFrom<'v1' | 'v2'>('v1', 'v2'), skin: fc.oneof({ weight: 4, arbitrary: skinArb }, { weight: 1, arbitrary: fc.constant(null) }) }) },
@@ -150,6 +159,16 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: overlayArb.map((o) => ({ kind: 'chat' as const, o })) },
   { weight: 1, arbitrary: acctArb.map((acct) => ({ kind: 'revokeKey' as const, acct })) },
   { weight: 1, arbitrary: overlayArb.map((o) => ({ kind: 'renewToken' as const, o })) },
+  {
+    weight: 2,
+    arbitrary: fc.array(fc.oneof(
+      { weight: 4, arbitrary: putTemplateArb },
+      { weight: 2, arbitrary: putSkinArb },
+      { weight: 2, arbitrary: overlayArb.map((o) => ({ kind: 'chat' as const, o })) },
+      { weight: 2, arbitrary: overlayArb.map((o) => ({ kind: 'connect' as const, o })) },
+      { weight: 1, arbitrary: fc.nat(50).map((s) => ({ kind: 'resync' as const, s })) },
+    ), { minLength: 2, maxLength: 8 }).map((items) => ({ kind: 'burst' as const, items })),
+  },
   { weight: 1, arbitrary: fc.constantFrom<OverlayKey>('A.f2', 'A.solo', 'A.tick', 'B.f').map((o) => ({ kind: 'deleteOverlay' as const, o })) },
 );
 
@@ -564,6 +583,7 @@ function pickSocket(world: World, index: number): PageSocket | undefined {
 }
 
 async function runStep(world: World, op: Op, before: unknown): Promise<unknown> {
+  if (op.kind === 'burst') return runBurst(world, op, before);
   world.log.push(JSON.stringify(op));
   const baseline = new Map(world.sockets.map((s) => [s, { ...s.counts }]));
   const expected = new Map<PageSocket, Counts>();
@@ -709,17 +729,30 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
   for (const s of openSocketsOf(expectation.updates)) expected.set(s, { ...(expected.get(s) ?? { snapshot: 0, update: 0, chat: 0 }), update: 1 });
   for (const s of openSocketsOf(expectation.chats)) expected.set(s, { ...(expected.get(s) ?? { snapshot: 0, update: 0, chat: 0 }), chat: 1 });
 
-  // Wait for what must come, then a little for what must not.
+  return settle(world, JSON.stringify(op), baseline, expected, expected, mustClose, refused, before);
+}
+
+const NONE: Counts = { snapshot: 0, update: 0, chat: 0 };
+
+/**
+ * Waits until every socket has at least `min` frames of each kind since `baseline` (and every
+ * socket in `mustClose` is closed), then a little longer for frames that must not come, and
+ * checks: at most `max`, versions and tenants, close codes, nothing stored changed by a refused
+ * write, and every open socket's page state equals GET /template and a fresh read.
+ */
+async function settle(
+  world: World, what: string, baseline: Map<PageSocket, Counts>, min: Map<PageSocket, Counts>, max: Map<PageSocket, Counts>,
+  mustClose: Set<PageSocket>, refused: boolean, before: unknown,
+): Promise<unknown> {
   const got = (s: PageSocket): Counts => {
-    const base = baseline.get(s) ?? { snapshot: 0, update: 0, chat: 0 };
+    const base = baseline.get(s) ?? NONE;
     return { snapshot: s.counts.snapshot - base.snapshot, update: s.counts.update - base.update, chat: s.counts.chat - base.chat };
   };
-  const want = (s: PageSocket): Counts => expected.get(s) ?? { snapshot: 0, update: 0, chat: 0 };
   const done = (): boolean => world.sockets.every((s) => {
     if (mustClose.has(s)) return s.closeCode !== null;
     if (s.closedByUs || s.closeCode !== null) return true;
     const g = got(s);
-    const w = want(s);
+    const w = min.get(s) ?? NONE;
     return g.snapshot >= w.snapshot && g.update >= w.update && g.chat >= w.chat;
   });
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
@@ -734,14 +767,18 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
         `${s.label} (${s.overlay.key}) closed with ${s.closeCode} unexpectedly`).toBe(true);
     }
     if (mustClose.has(s)) expect(s.closeCode, `${s.label}: its token no longer names ${s.overlay.key}`).toBe(4004);
-    if (s.closedByUs || mustClose.has(s) || baseline.get(s) === undefined && !expected.has(s)) continue;
-    expect(got(s), `${s.label} on ${s.overlay.key} after ${JSON.stringify(op)}`).toEqual(want(s));
+    if (s.closedByUs || mustClose.has(s)) continue;
+    const g = got(s);
+    const lo = min.get(s) ?? NONE;
+    const hi = max.get(s) ?? NONE;
+    const within = (['snapshot', 'update', 'chat'] as const).every((k) => g[k] >= lo[k] && g[k] <= hi[k]);
+    expect(within, `${s.label} on ${s.overlay.key} after ${what}: got ${JSON.stringify(g)}, expected from ${JSON.stringify(lo)} to ${JSON.stringify(hi)}`).toBe(true);
   }
   world.sockets = world.sockets.filter((s) => s.open && !s.closedByUs);
 
   // Every open socket's page state is what GET /template and a fresh read say.
   const after = await storedState(world);
-  if (refused) expect(after, `refused ${JSON.stringify(op)} changed what is stored`).toEqual(before);
+  if (refused) expect(after, `refused ${what} changed what is stored`).toEqual(before);
   const states = after as Record<string, any>;
   for (const s of world.sockets) {
     const view = states[`template ${s.overlay.key}`];
@@ -750,6 +787,110 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
     expect(s.style, `${s.label}: style of ${s.overlay.key} vs a fresh read`).toEqual(states[`style ${s.overlay.key}`]);
   }
   return after;
+}
+
+/**
+ * Several things at once, not awaited one by one: writes (PUT /template in fitting scopes, PUT
+ * /skins; no two touch the same key of the same overlay or skin, so their outcome does not depend
+ * on the order the server takes them in), chat, sockets connecting and resyncs. Several changes
+ * may arrive as one update (docs/push.md, `update`), so an affected socket gets from one update to
+ * one per change; a socket let in meanwhile gets its snapshot and may or may not see the rest.
+ */
+async function runBurst(world: World, op: Extract<Op, { kind: 'burst' }>, before: unknown): Promise<unknown> {
+  world.log.push(JSON.stringify(op));
+  const baseline = new Map(world.sockets.map((s) => [s, { ...s.counts }]));
+  const min = new Map<PageSocket, Counts>();
+  const max = new Map<PageSocket, Counts>();
+  const bump = (map: Map<PageSocket, Counts>, s: PageSocket, kind: keyof Counts, by = 1): void => {
+    const c = { ...(map.get(s) ?? NONE) };
+    c[kind] += by;
+    map.set(s, c);
+  };
+  const atLeastOne = (s: PageSocket, kind: keyof Counts): void => {
+    if ((min.get(s) ?? NONE)[kind] === 0) bump(min, s, kind);
+  };
+  const touched = new Set<string>();
+  const calls: Array<() => Promise<void>> = [];
+  const updatesPerOverlay = new Map<OverlayKey, number>();
+  let chats = new Map<AccountKey, number>();
+  const newSockets: PageSocket[] = [];
+  const existing = world.sockets.filter((s) => s.open && !s.closedByUs);
+
+  for (const item of op.items) {
+    if (item.kind === 'putTemplate' || item.kind === 'putSkin') {
+      const owner = item.kind === 'putTemplate' ? resolvePutTemplate(world, item) : null;
+      const skin = item.kind === 'putSkin' ? resolveSkin(world, item.acct, item.skin) : null;
+      const writtenKey = owner !== null
+        ? (() => {
+            const t = owner.o === 'default' ? liveOverlays(world, item.acct).find((o) => o.isDefault)! : world.overlays[owner.o];
+            return owner.scope === 'source' && t.syncSource !== null ? t.syncSource : t.key;
+          })()
+        : skin!;
+      const values = Object.fromEntries(Object.entries(item.values).filter(([k]) => !touched.has(`${writtenKey}|${k}`)));
+      if (Object.keys(values).length === 0) continue;
+      for (const k of Object.keys(values)) touched.add(`${writtenKey}|${k}`);
+      const expectation = owner !== null
+        ? expectPutTemplate(world, { acct: item.acct, o: owner.o, scope: owner.scope, values })
+        : expectPutSkin(world, { acct: item.acct, skin: skin!, values });
+      expectation.commit?.();
+      for (const key of expectation.updates) updatesPerOverlay.set(key, (updatesPerOverlay.get(key) ?? 0) + 1);
+      const apiKey = world.accounts[item.acct].apiKey;
+      calls.push(async () => {
+        const answer = owner !== null
+          ? await api(world, apiKey, 'PUT', '/template', { scope: owner.scope, values, ...(owner.o === 'default' ? {} : { preset_id: world.overlays[owner.o].id }) })
+          : await api(world, apiKey, 'PUT', `/skins/${world.skins[skin!].id}`, { values });
+        expect(answer.status, `${item.kind} in a burst ${JSON.stringify(values)} -> ${JSON.stringify(answer.body)}`).toBe(expectation.status);
+      });
+    } else if (item.kind === 'chat') {
+      const o = world.overlays[item.o];
+      if (o.deleted) continue;
+      chats.set(o.account, (chats.get(o.account) ?? 0) + 1);
+      calls.push(async () => {
+        const response = await fetch(`${world.origin}/local/chat`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: o.token, event: { type: 'message', login: 'bob', text: 'burst' } }),
+        });
+        await response.arrayBuffer();
+        expect(response.status, 'POST /local/chat in a burst').toBe(202);
+      });
+    } else if (item.kind === 'connect') {
+      const o = world.overlays[item.o];
+      if (o.deleted) continue;
+      calls.push(async () => {
+        const socket = new PageSocket(world.origin, o, o.token, `socket ${world.sockets.length + newSockets.length}`);
+        newSockets.push(socket);
+        await socket.opened;
+      });
+    } else {
+      const socket = existing.length === 0 ? undefined : existing[item.s % existing.length];
+      if (socket === undefined) continue;
+      atLeastOne(socket, 'snapshot');
+      bump(max, socket, 'snapshot');
+      calls.push(async () => { socket.ws.send('{"type":"resync"}'); });
+    }
+  }
+  tally(`burst of ${calls.length}: ${[...updatesPerOverlay.values()].some((n) => n > 1) ? 'several' : 'at most one'} update per overlay`);
+  await Promise.all(calls.map((call) => call()));
+  for (const s of newSockets) {
+    world.sockets.push(s);
+    baseline.set(s, { ...NONE });
+    bump(min, s, 'snapshot');
+    bump(max, s, 'snapshot');
+    bump(max, s, 'update', updatesPerOverlay.get(s.overlay.key) ?? 0);
+    bump(max, s, 'chat', chats.get(s.overlay.account) ?? 0);
+  }
+  for (const s of existing) {
+    const updates = updatesPerOverlay.get(s.overlay.key) ?? 0;
+    if (updates > 0) {
+      atLeastOne(s, 'update');
+      bump(max, s, 'update', updates);
+    }
+    const n = chats.get(s.overlay.account) ?? 0;
+    bump(min, s, 'chat', n);
+    bump(max, s, 'chat', n);
+  }
+  chats = new Map();
+  return settle(world, JSON.stringify(op), baseline, min, max, new Set(), false, before);
 }
 
 const tallies = new Map<string, number>();

@@ -226,7 +226,11 @@ class PageSocket {
         if (frame.type === 'update') this.style = frame.style;
         return;
       case 'heartbeat':
-        if (this.version === null) return;
+        // docs/push.md, snapshot: update and heartbeat frames are not sent before the first snapshot.
+        if (this.version === null) {
+          this.problems.push(`${where}: heartbeat before the first snapshot`);
+          return;
+        }
         if (frame.version < this.version) this.problems.push(`${where}: heartbeat version ${frame.version} below ${this.version}`);
         else if (frame.version > this.version) this.#gap(frame.version, 'heartbeat');
         return;
@@ -785,8 +789,40 @@ async function settle(
     expect(s.style?.settings, `${s.label}: settings of ${s.overlay.key} vs GET /template`).toEqual(view.settings_values);
     expect(s.style?.template, `${s.label}: template of ${s.overlay.key}`).toEqual({ id: view.template_id, slug: view.template_slug, name: view.template_name });
     expect(s.style, `${s.label}: style of ${s.overlay.key} vs a fresh read`).toEqual(states[`style ${s.overlay.key}`]);
+    expectStyleAsDocumented(world, s, states);
   }
   return after;
+}
+
+/**
+ * docs/push.md, `style` fields, against the model: `skins` are the skins of the overlay's template
+ * assigned to a role on the channel or picked by one of its viewers (`overrides` the keys they
+ * change, `settings` as GET /skins has them), `roleSkins` and `viewerSkins` name only those,
+ * `fonts` every font family of the settings and the skins.
+ */
+function expectStyleAsDocumented(world: World, s: PageSocket, states: Record<string, any>): void {
+  const o = s.overlay;
+  const acct = o.account;
+  const fits = (skin: SkinKey): boolean => world.skins[skin].template === o.template;
+  const roleSkins = Object.fromEntries([...world.roles[acct]].filter(([, k]) => fits(k)).map(([role, k]) => [role, world.skins[k].id]));
+  const viewerSkins = Object.fromEntries([...world.picks[acct]].filter(([, k]) => fits(k)).map(([v, k]) => [world.viewers[v].twitchUserId, world.skins[k].id]));
+  const inUse = new Set([...world.roles[acct].values(), ...world.picks[acct].values()].filter(fits));
+  const where = `${s.label} on ${o.key}`;
+  expect(s.style.roleSkins, `${where}: roleSkins`).toEqual(roleSkins);
+  expect(s.style.viewerSkins, `${where}: viewerSkins`).toEqual(viewerSkins);
+  expect(new Set(s.style.skins.map((skin: { id: number }) => skin.id)), `${where}: skins`).toEqual(new Set([...inUse].map((k) => world.skins[k].id)));
+  const listed = states[`skins ${acct} ${o.template === 'ticker' ? 'tick' : 'main'}`]?.data as Array<{ id: number; settings_values: Values }> | undefined;
+  for (const skin of s.style.skins as Array<{ id: number; settings: Values; overrides: Values }>) {
+    const key = [...inUse].find((k) => world.skins[k].id === skin.id)!;
+    expect(skin.overrides, `${where}: overrides of ${key}`).toEqual(world.skins[key].overrides);
+    const own = listed?.find((l) => l.id === skin.id);
+    if (own !== undefined) expect(skin.settings, `${where}: settings of ${key} vs GET /skins`).toEqual(own.settings_values);
+  }
+  const families = new Set<string>();
+  for (const values of [s.style.settings, ...s.style.skins.map((skin: { settings: Values }) => skin.settings)]) {
+    for (const [k, v] of Object.entries(values as Values)) if (k.endsWith('.font-family') && typeof v === 'string') families.add(v);
+  }
+  expect(new Set(Object.keys(s.style.fonts)), `${where}: fonts`).toEqual(families);
 }
 
 /**

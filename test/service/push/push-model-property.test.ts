@@ -67,7 +67,7 @@ interface ModelOverlay {
   key: OverlayKey; id: number; account: AccountKey; template: string; token: string;
   syncSource: OverlayKey | null; values: Values; deleted: boolean; isDefault: boolean;
 }
-interface ModelSkin { key: SkinKey; id: number; account: AccountKey | null; template: string; availability: string; overrides: Values }
+interface ModelSkin { key: SkinKey; id: number; account: AccountKey | null; template: string; availability: string; overrides: Values; active: boolean }
 interface ModelAccount { key: AccountKey; id: number; login: string; apiKey: string }
 
 // ---- operations -------------------------------------------------------------------------------
@@ -87,6 +87,7 @@ type Op =
   | { kind: 'revokeKey'; acct: AccountKey }
   | { kind: 'renewToken'; o: OverlayKey }
   | { kind: 'deleteOverlay'; o: OverlayKey }
+  | { kind: 'skinActive'; skin: SkinKey; active: boolean }
   | { kind: 'burst'; items: BurstItem[] };
 
 type BurstItem =
@@ -158,6 +159,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('setSync' as const), o: overlayArb, src: fc.oneof({ weight: 3, arbitrary: overlayArb }, { weight: 1, arbitrary: fc.constant(null) }) }) },
   { weight: 2, arbitrary: overlayArb.map((o) => ({ kind: 'chat' as const, o })) },
   { weight: 1, arbitrary: acctArb.map((acct) => ({ kind: 'revokeKey' as const, acct })) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('skinActive' as const), skin: skinArb, active: fc.boolean() }) },
   { weight: 1, arbitrary: overlayArb.map((o) => ({ kind: 'renewToken' as const, o })) },
   {
     weight: 2,
@@ -315,7 +317,7 @@ async function startWorld(): Promise<World> {
     const skin = await service.createSkin(account === null ? null : accounts[account].id, {
       slug: key.replace(/^.*\./, '').concat('-skin'), name: key, template, availability: availability as 'free', values: kept,
     });
-    skins[key] = { key, id: skin.id, account, template, availability, overrides: dropDefaults(defaults[template]!, kept) };
+    skins[key] = { key, id: skin.id, account, template, availability, overrides: dropDefaults(defaults[template]!, kept), active: true };
   };
   await addSkin('A.mods', 'A', 'bubbles', 'exclusive', { 'bubble.background-color': '#00ff00' });
   await addSkin('A.gold', 'A', 'bubbles', 'free', { 'message.font-color': '#ffd700' });
@@ -509,6 +511,7 @@ function expectPutSkin(world: World, op: { acct: AccountKey; skin: SkinKey; valu
 function expectUnlock(world: World, op: Extract<Op, { kind: 'unlock' }>): Expectation {
   if (op.viewer === 'ghost') return nothing(404);
   if (!usableSkin(world, op.acct, op.skin)) return nothing(404);
+  if (!world.skins[op.skin].active) return nothing(422);
   const key = `${op.viewer}|${op.skin}`;
   if (world.grants[op.acct].has(key)) return nothing(200);
   // The grant does not select the skin: nothing to push.
@@ -535,6 +538,7 @@ function expectRevoke(world: World, op: Extract<Op, { kind: 'revoke' }>): Expect
 function expectPick(world: World, op: Extract<Op, { kind: 'pick' }>): Expectation {
   if (op.skin !== null) {
     if (!usableSkin(world, op.acct, op.skin)) return nothing(404);
+    if (!world.skins[op.skin].active) return nothing(422);
     if (world.skins[op.skin].availability !== 'free' && !world.grants[op.acct].has(`${op.viewer}|${op.skin}`)) return nothing(403);
   }
   if ((world.picks[op.acct].get(op.viewer) ?? null) === op.skin) return nothing(200);
@@ -678,6 +682,16 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
       expect(status, 'assignSkinRole').toBe(expectation.status);
       break;
     }
+    case 'skinActive': {
+      const skin = world.skins[op.skin];
+      // The host's (CLI's) skin switch: a skin in use is pushed like a PUT /skins (cause `skin`).
+      expectation = skin.active === op.active
+        ? nothing(200)
+        : { status: 200, updates: overlaysUsingSkin(world, op.skin), chats: new Set(), commit: () => { skin.active = op.active; } };
+      const status = await serviceStatus(() => world.service.updateSkinDetails(skin.id, { isActive: op.active }));
+      expect(status, 'updateSkinDetails isActive').toBe(expectation.status);
+      break;
+    }
     case 'setSync': {
       expectation = expectSetSync(world, op);
       const o = world.overlays[op.o];
@@ -803,7 +817,8 @@ async function settle(
 function expectStyleAsDocumented(world: World, s: PageSocket, states: Record<string, any>): void {
   const o = s.overlay;
   const acct = o.account;
-  const fits = (skin: SkinKey): boolean => world.skins[skin].template === o.template;
+  // A skin of another template, or switched off, is left out, and so are the roles and picks that name it.
+  const fits = (skin: SkinKey): boolean => world.skins[skin].template === o.template && world.skins[skin].active;
   const roleSkins = Object.fromEntries([...world.roles[acct]].filter(([, k]) => fits(k)).map(([role, k]) => [role, world.skins[k].id]));
   const viewerSkins = Object.fromEntries([...world.picks[acct]].filter(([, k]) => fits(k)).map(([v, k]) => [world.viewers[v].twitchUserId, world.skins[k].id]));
   const inUse = new Set([...world.roles[acct].values(), ...world.picks[acct].values()].filter(fits));

@@ -88,6 +88,8 @@ type Op =
   | { kind: 'renewToken'; o: OverlayKey }
   | { kind: 'deleteOverlay'; o: OverlayKey }
   | { kind: 'skinActive'; skin: SkinKey; active: boolean }
+  | { kind: 'badFrame'; s: number; big: boolean }
+  | { kind: 'refusedWrite'; acct: AccountKey; why: 'premium' | 'too-large' | 'no-key' | 'not-json' }
   | { kind: 'burst'; items: BurstItem[] };
 
 type BurstItem =
@@ -150,6 +152,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: overlayArb.map((o) => ({ kind: 'connect' as const, o })) },
   { weight: 2, arbitrary: fc.nat(50).map((s) => ({ kind: 'close' as const, s })) },
   { weight: 2, arbitrary: fc.nat(50).map((s) => ({ kind: 'resync' as const, s })) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('badFrame' as const), s: fc.nat(50), big: fc.boolean() }) },
   { weight: 8, arbitrary: putTemplateArb },
   { weight: 4, arbitrary: putSkinArb },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('unlock' as const), acct: acctArb, viewer: fc.constantFrom<ViewerKey>('v1', 'v2', 'ghost'), skin: skinArb }) },
@@ -159,6 +162,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('setSync' as const), o: overlayArb, src: fc.oneof({ weight: 3, arbitrary: overlayArb }, { weight: 1, arbitrary: fc.constant(null) }) }) },
   { weight: 2, arbitrary: overlayArb.map((o) => ({ kind: 'chat' as const, o })) },
   { weight: 1, arbitrary: acctArb.map((acct) => ({ kind: 'revokeKey' as const, acct })) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('refusedWrite' as const), acct: acctArb, why: fc.constantFrom('premium' as const, 'too-large' as const, 'no-key' as const, 'not-json' as const) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('skinActive' as const), skin: skinArb, active: fc.boolean() }) },
   { weight: 1, arbitrary: overlayArb.map((o) => ({ kind: 'renewToken' as const, o })) },
   {
@@ -595,7 +599,7 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
   world.log.push(JSON.stringify(op));
   const baseline = new Map(world.sockets.map((s) => [s, { ...s.counts }]));
   const expected = new Map<PageSocket, Counts>();
-  const mustClose = new Set<PageSocket>();
+  const mustClose = new Map<PageSocket, number>();
   let expectation: Expectation = nothing(0);
   let refused = false;
 
@@ -628,6 +632,15 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
       if (socket !== undefined) {
         socket.closedByUs = true;
         socket.ws.close();
+      }
+      break;
+    }
+    case 'badFrame': {
+      // The only page frame is a resync: anything else is 1008, a frame over 1 KiB 1009.
+      const socket = pickSocket(world, op.s);
+      if (socket !== undefined) {
+        socket.ws.send(op.big ? JSON.stringify({ type: 'resync', pad: 'x'.repeat(2_000) }) : '{"type":"hello"}');
+        mustClose.set(socket, op.big ? 1009 : 1008);
       }
       break;
     }
@@ -710,6 +723,37 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
       expect(response.status, 'POST /local/chat').toBe(expectation.status);
       break;
     }
+    case 'refusedWrite': {
+      // Writes refused before the service (spec, Errors and Limits): premium off 403, a body over
+      // 64 KiB 413, no key 401, a body that is not JSON 422. They push nothing and store nothing.
+      const account = world.accounts[op.acct];
+      const target = liveOverlays(world, op.acct).find((o) => o.isDefault)!;
+      const body = { scope: 'independent', preset_id: target.id, values: { 'bubble.width': 777 } };
+      let status: number;
+      if (op.why === 'premium') {
+        await world.service.setPremium(account.login, false);
+        status = (await api(world, account.apiKey, 'PUT', '/template', body)).status;
+        await world.service.setPremium(account.login, true);
+        expectation = nothing(403);
+      } else if (op.why === 'too-large') {
+        status = (await api(world, account.apiKey, 'PUT', '/template', { ...body, pad: 'x'.repeat(70_000) })).status;
+        expectation = nothing(413);
+      } else {
+        const response = await fetch(`${world.origin}/api/v1/template`, {
+          method: 'PUT',
+          headers: {
+            ...(op.why === 'no-key' ? {} : { authorization: `Bearer ${account.apiKey}` }),
+            accept: 'application/json', 'user-agent': 'push-model-property/1.0', 'content-type': 'application/json',
+          },
+          body: op.why === 'no-key' ? JSON.stringify(body) : `${JSON.stringify(body).slice(0, -1)},`,
+        });
+        await response.arrayBuffer();
+        status = response.status;
+        expectation = nothing(op.why === 'no-key' ? 401 : 422);
+      }
+      expect(status, `refused write (${op.why})`).toBe(expectation.status);
+      break;
+    }
     case 'revokeKey': {
       const account = world.accounts[op.acct];
       const old = account.apiKey;
@@ -736,7 +780,7 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
         db.close();
         o.deleted = true;
       }
-      for (const s of world.sockets) if (s.open && !s.closedByUs && s.overlay.key === o.key) mustClose.add(s);
+      for (const s of world.sockets) if (s.open && !s.closedByUs && s.overlay.key === o.key) mustClose.set(s, 4004);
       break;
     }
   }
@@ -760,7 +804,7 @@ const NONE: Counts = { snapshot: 0, update: 0, chat: 0 };
  */
 async function settle(
   world: World, what: string, baseline: Map<PageSocket, Counts>, min: Map<PageSocket, Counts>, max: Map<PageSocket, Counts>,
-  mustClose: Set<PageSocket>, refused: boolean, before: unknown,
+  mustClose: Map<PageSocket, number>, refused: boolean, before: unknown,
 ): Promise<unknown> {
   const got = (s: PageSocket): Counts => {
     const base = baseline.get(s) ?? NONE;
@@ -781,10 +825,9 @@ async function settle(
     expect(s.problems, `${s.label}: version or tenant problems`).toEqual([]);
     if (s.closeCode !== null && !s.closedByUs) {
       expect(DOCUMENTED_CLOSE_CODES.has(s.closeCode), `${s.label} closed with an undocumented code ${s.closeCode}`).toBe(true);
-      expect(s.closeCode === 4004 && mustClose.has(s),
-        `${s.label} (${s.overlay.key}) closed with ${s.closeCode} unexpectedly`).toBe(true);
+      expect(mustClose.has(s), `${s.label} (${s.overlay.key}) closed with ${s.closeCode} unexpectedly`).toBe(true);
     }
-    if (mustClose.has(s)) expect(s.closeCode, `${s.label}: its token no longer names ${s.overlay.key}`).toBe(4004);
+    if (mustClose.has(s)) expect(s.closeCode, `${s.label} on ${s.overlay.key}: close code`).toBe(mustClose.get(s));
     if (s.closedByUs || mustClose.has(s)) continue;
     const g = got(s);
     const lo = min.get(s) ?? NONE;
@@ -941,7 +984,7 @@ async function runBurst(world: World, op: Extract<Op, { kind: 'burst' }>, before
     bump(max, s, 'chat', n);
   }
   chats = new Map();
-  return settle(world, JSON.stringify(op), baseline, min, max, new Set(), false, before);
+  return settle(world, JSON.stringify(op), baseline, min, max, new Map(), false, before);
 }
 
 const tallies = new Map<string, number>();

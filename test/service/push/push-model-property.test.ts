@@ -42,7 +42,7 @@ import type { SqliteStore } from '../../../src/service/store/sqlite-store.ts';
 import { createStyleService } from '../../../src/service/style-service.ts';
 import type { StyleService } from '../../../src/service/style-service.ts';
 
-const RUNS = Number(process.env.PUSH_MODEL_RUNS ?? 12);
+const RUNS = Number(process.env.PUSH_MODEL_RUNS ?? 16);
 const HEARTBEAT_MS = 100;
 /** How long a step waits for frames it expects, and for a 4004 close. */
 const SETTLE_TIMEOUT_MS = 4_000;
@@ -97,7 +97,8 @@ type BurstItem =
   | Extract<Op, { kind: 'putSkin' }>
   | { kind: 'chat'; o: OverlayKey }
   | { kind: 'connect'; o: OverlayKey }
-  | { kind: 'resync'; s: number };
+  | { kind: 'resync'; s: number }
+  | { kind: 'close'; s: number };
 
 const VALUE_CHOICES: Record<string, unknown[]> = {
   'bubble.width': [300, 400, 420, 10_000],
@@ -173,6 +174,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       { weight: 2, arbitrary: overlayArb.map((o) => ({ kind: 'chat' as const, o })) },
       { weight: 2, arbitrary: overlayArb.map((o) => ({ kind: 'connect' as const, o })) },
       { weight: 1, arbitrary: fc.nat(50).map((s) => ({ kind: 'resync' as const, s })) },
+      { weight: 1, arbitrary: fc.nat(50).map((s) => ({ kind: 'close' as const, s })) },
     ), { minLength: 2, maxLength: 8 }).map((items) => ({ kind: 'burst' as const, items })),
   },
   { weight: 1, arbitrary: fc.constantFrom<OverlayKey>('A.f2', 'A.solo', 'A.tick', 'B.f').map((o) => ({ kind: 'deleteOverlay' as const, o })) },
@@ -954,6 +956,13 @@ async function runBurst(world: World, op: Extract<Op, { kind: 'burst' }>, before
         const socket = new PageSocket(world.origin, o, o.token, `socket ${world.sockets.length + newSockets.length}`);
         newSockets.push(socket);
         await socket.opened;
+      });
+    } else if (item.kind === 'close') {
+      const socket = existing.length === 0 ? undefined : existing[item.s % existing.length];
+      if (socket === undefined) continue;
+      calls.push(async () => {
+        socket.closedByUs = true;
+        socket.ws.close();
       });
     } else {
       const socket = existing.length === 0 ? undefined : existing[item.s % existing.length];

@@ -2,8 +2,8 @@
 // live overlays. Emitted only after commit, never for a refused or rolled-back write. Every
 // overlay named here already has its version bumped in the same transaction as the change.
 //
-// Changes made by another process on the same database (the CLI) are not announced here; an
-// overlay sees them on its next snapshot read.
+// Changes made by another process on the same database (the CLI) are not announced here; the
+// gateway finds them by the overlay's stored version at its next heartbeat (docs/push.md, `external`).
 import { createListenerSet } from './listener-set.ts';
 import type { ListenerSet } from './listener-set.ts';
 

@@ -75,7 +75,7 @@ export interface ChatClearedEvent { type: 'chat-cleared' }
 
 export type ChatEvent = ChatMessageEvent | ChatMessageDeletedEvent | ChatUserClearedEvent | ChatClearedEvent;
 
-export type UpdateCause = 'template' | 'skin' | 'viewer-skin';
+export type UpdateCause = 'template' | 'skin' | 'viewer-skin' | 'external';
 
 export interface SnapshotFrame {
   type: 'snapshot';

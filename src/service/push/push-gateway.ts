@@ -112,7 +112,7 @@ export function createPushGateway(source: PushSource, options: PushGatewayOption
     socketsOpen: (overlayId) => channels.byOverlay.get(overlayId)?.clients.size ?? 0,
   });
   const unsubscribe = source.subscribe((event) => styleReads.onServiceEvent(event));
-  const recheckTokens = createTokenRecheck({ source, channels: channels.byOverlay, isClosed, logger });
+  const recheckTokens = createTokenRecheck({ source, channels: channels.byOverlay, isClosed, logger, onStoredVersion: styleReads.onStoredVersion });
   const heartbeats = startHeartbeats(heartbeatMs, channels.byOverlay, outboxes, stats, recheckTokens);
 
   /** Joins a socket the admission let in to its overlay's channel; its snapshot follows. */

@@ -36,6 +36,12 @@ export interface StyleReads {
   snapshotNewcomer(client: PushClient, storeVersion: number | undefined): void;
   /** Answers a page's resync with a fresh snapshot, once its interval since the last is up. */
   requestResync(client: PushClient): void;
+  /**
+   * The stored overlay version a heartbeat's token lookup found: when it is ahead of the last read
+   * and no read is queued, another process changed the overlay underneath (no event reached this
+   * gateway), and its sockets get an update (cause `external`).
+   */
+  onStoredVersion(channel: Channel, storeVersion: number): void;
 }
 
 export function createStyleReads(options: StyleReadsOptions): StyleReads {
@@ -89,6 +95,13 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
     // Not `ready = false`: chat, removals above all, must keep coming while the snapshot is read.
     client.awaitingSnapshot = true;
     scheduleRead(client.channel, null, client);
+  }
+
+  function onStoredVersion(channel: Channel, storeVersion: number): void {
+    // Stored versions only go up: one below the last read's is a lookup older than that read.
+    if (channel.reads > 0 || channel.cache === null || storeVersion <= channel.cache.storeVersion) return;
+    if (channels.get(channel.overlayId) !== channel) return;
+    scheduleRead(channel, 'external');
   }
 
   /** Queues a style read of the channel's overlay for an update (`cause`) and/or a snapshot (`newcomer`). */
@@ -156,7 +169,7 @@ export function createStyleReads(options: StyleReadsOptions): StyleReads {
     return encode(`{"type":"snapshot","version":${version},${body},"options":${pageOptionsJson}}`);
   }
 
-  return { onServiceEvent, snapshotNewcomer, requestResync };
+  return { onServiceEvent, snapshotNewcomer, requestResync, onStoredVersion };
 }
 
 function nextTurn(): Promise<void> {

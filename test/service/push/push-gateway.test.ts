@@ -588,4 +588,41 @@ describe('push gateway when the store changes underneath', () => {
       await server.close();
     }
   });
+
+  it('sends an update within a heartbeat or two after another process changed what an open overlay shows (chatskin seed beside the host)', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const path = join(mkdtempSync(join(tmpdir(), 'push-underneath-')), 'chatskin.db');
+    const server = await startPushTestServer({ storePath: path, heartbeatMs: 100 });
+    // The other process: its own store and service on the same file, whose events reach no gateway.
+    const { openSqliteStore } = await import('../../../src/service/store/sqlite-store.ts');
+    const { createStyleService } = await import('../../../src/service/style-service.ts');
+    const { DEFAULT_TEMPLATES_DIR, loadTemplates } = await import('../../../src/service/settings/templates.ts');
+    const otherStore = openSqliteStore({ path, synchronous: 'OFF' });
+    const other = await createStyleService({ store: otherStore, templates: loadTemplates(DEFAULT_TEMPLATES_DIR) });
+    try {
+      const main = new OverlaySocket(server.origin, server.main.token);
+      const synced = new OverlaySocket(server.origin, server.syncedA.token);
+      const first = await main.nextOf('snapshot');
+      const syncedFirst = await synced.nextOf('snapshot');
+      await other.updateTemplate(server.accountId, { scope: 'independent', preset_id: server.main.id, values: { 'bubble.width': 432 } });
+      await other.updateTemplate(server.accountId, { scope: 'source', preset_id: server.syncedA.id, values: { 'bubble.width': 321 } });
+      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no update after the change underneath')), 2_000));
+      const update = await Promise.race([main.nextOf('update'), timeout]);
+      expect(update).toMatchObject({ version: first.version + 1, causes: ['external'] });
+      expect(update.style.settings['bubble.width']).toBe(432);
+      const syncedUpdate = await Promise.race([synced.nextOf('update'), timeout]);
+      expect(syncedUpdate).toMatchObject({ version: syncedFirst.version + 1, causes: ['external'] });
+      expect(syncedUpdate.style.settings['bubble.width']).toBe(321);
+      // Once read, nothing more: the next heartbeats carry the same version, and no update follows.
+      const beat = await main.nextOf('heartbeat');
+      expect(beat.version).toBe(update.version);
+      main.close();
+      synced.close();
+    } finally {
+      await otherStore.close();
+      await server.close();
+    }
+  });
 });

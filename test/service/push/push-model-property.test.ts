@@ -88,6 +88,7 @@ type Op =
   | { kind: 'renewToken'; o: OverlayKey }
   | { kind: 'deleteOverlay'; o: OverlayKey }
   | { kind: 'skinActive'; skin: SkinKey; active: boolean }
+  | { kind: 'externalWrite'; acct: AccountKey; o: { own: number }; fitting: number; values: Values }
   | { kind: 'badFrame'; s: number; big: boolean }
   | { kind: 'refusedWrite'; acct: AccountKey; why: 'premium' | 'too-large' | 'no-key' | 'not-json' }
   | { kind: 'burst'; items: BurstItem[] };
@@ -163,6 +164,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('setSync' as const), o: overlayArb, src: fc.oneof({ weight: 3, arbitrary: overlayArb }, { weight: 1, arbitrary: fc.constant(null) }) }) },
   { weight: 2, arbitrary: overlayArb.map((o) => ({ kind: 'chat' as const, o })) },
   { weight: 1, arbitrary: acctArb.map((acct) => ({ kind: 'revokeKey' as const, acct })) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('externalWrite' as const), acct: acctArb, o: fc.nat(20).map((own) => ({ own })), fitting: fc.nat(1), values: valuesArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('refusedWrite' as const), acct: acctArb, why: fc.constantFrom('premium' as const, 'too-large' as const, 'no-key' as const, 'not-json' as const) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('skinActive' as const), skin: skinArb, active: fc.boolean() }) },
   { weight: 1, arbitrary: overlayArb.map((o) => ({ kind: 'renewToken' as const, o })) },
@@ -283,6 +285,8 @@ interface World {
   /** Old tokens (renewed or deleted overlays) whose upgrades must be refused with 404. */
   deadTokens: string[];
   log: string[];
+  /** The style service of another process on the same database file (made on first use). */
+  otherProcess(): Promise<StyleService>;
   close(): Promise<void>;
 }
 
@@ -354,13 +358,22 @@ async function startWorld(): Promise<World> {
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
+  let other: { store: SqliteStore; service: StyleService } | undefined;
   const world: World = {
     origin: `http://127.0.0.1:${port}`, service, store, gateway, accounts, overlays, skins, viewers, defaults,
     grants: { A: new Map([['v2|A.shop', 'purchase']]), B: new Map() },
     picks: { A: new Map([['v1', 'A.gold']]), B: new Map([['v2', 'glob']]) },
     roles: { A: new Map([['moderator', 'A.mods']]), B: new Map([['broadcaster', 'B.bsk']]) },
     sockets: [], deadTokens: [], log: [],
+    async otherProcess() {
+      if (other === undefined) {
+        const otherStore = openSqliteStore({ path: storePath, synchronous: 'OFF' });
+        other = { store: otherStore, service: await createStyleService({ store: otherStore, templates: loadTemplates(DEFAULT_TEMPLATES_DIR) }) };
+      }
+      return other.service;
+    },
     async close() {
+      await other?.store.close();
       for (const s of world.sockets) s.ws.terminate();
       await app.close();
       await store.close();
@@ -695,6 +708,17 @@ async function runStep(world: World, op: Op, before: unknown): Promise<unknown> 
       expectation = expectAssignRole(world, op);
       const status = await serviceStatus(() => world.service.assignSkinRole(world.accounts[op.acct].id, op.role, op.skin === null ? null : world.skins[op.skin].id));
       expect(status, 'assignSkinRole').toBe(expectation.status);
+      break;
+    }
+    case 'externalWrite': {
+      // Another process on the same database (chatskin seed beside the host): no event reaches the
+      // gateway; docs/push.md, cause `external`: the heartbeat finds the overlay's stored version ahead.
+      const { o, scope } = resolvePutTemplate(world, { kind: 'putTemplate', acct: op.acct, o: op.o, scope: { fitting: op.fitting }, values: op.values, presetInQuery: false });
+      world.log.push(`  -> ${o} ${scope}`);
+      expectation = expectPutTemplate(world, { acct: op.acct, o, scope, values: op.values });
+      const other = await world.otherProcess();
+      const status = await serviceStatus(() => other.updateTemplate(world.accounts[op.acct].id, { scope, values: op.values, preset_id: world.overlays[o as OverlayKey].id }));
+      expect(status, 'updateTemplate from another process').toBe(expectation.status);
       break;
     }
     case 'skinActive': {

@@ -43,7 +43,9 @@ import { createStyleService } from '../../../src/service/style-service.ts';
 import type { StyleService } from '../../../src/service/style-service.ts';
 
 const RUNS = Number(process.env.PUSH_MODEL_RUNS ?? 16);
-const HEARTBEAT_MS = 100;
+// Short, for the 4004 and `external` steps, but not so short that a busy moment of this one process
+// (server and pages share its event loop) misses a pong and is terminated (1006, docs/push.md).
+const HEARTBEAT_MS = 250;
 /** How long a step waits for frames it expects, and for a 4004 close. */
 const SETTLE_TIMEOUT_MS = 4_000;
 /** How long a settled step waits for frames it does not expect. */

@@ -58,9 +58,16 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
 
   const isOwnLogin = (login: unknown): boolean => identity !== null && typeof login === 'string' && login.toLowerCase() === identity.login;
 
+  // The channel of the last chat line, as sent and normalized: chat comes in runs from one channel.
+  let lastRawChannel = '';
+  let lastChannel = '';
   /** Another chatter's line (the bot's own come as its USERSTATE, onUserstate). */
   const onMessage = (rawChannel: string, tags: ChatTags, text: string): void => {
-    const channel = normalizeChannel(rawChannel);
+    if (rawChannel !== lastRawChannel) {
+      lastChannel = normalizeChannel(rawChannel);
+      lastRawChannel = rawChannel;
+    }
+    const channel = lastChannel;
     if (!channels.includes(channel)) return;
     // The bot's account chatting from elsewhere counts as the bot too: never answer yourself. But in
     // its own channel that account is the broadcaster typing (the bot and the channel may be one

@@ -38,11 +38,13 @@ export function chatLineOf(message: RawIrcMessage): ChatLine | null {
   // Kept as sent (tmi.js reads its sets from the text before unescaping it), and read only for
   // a chatter's role (chat-roles.ts): most lines are no command.
   const badges = tags.badges;
+  // One look at the whole line rather than one per tag: most lines hold no backslash at all.
+  const escaped = message.raw.includes('\\');
   for (const key in tags) {
     const value = tags[key];
     // tmi.js's parser gives an empty value ("flags=") as true, its handler as null.
     if (value === true) tags[key] = null;
-    else if (typeof value === 'string' && value.includes('\\')) tags[key] = tmiUtils.unescapeIRC(value);
+    else if (escaped && typeof value === 'string' && value.includes('\\')) tags[key] = tmiUtils.unescapeIRC(value);
   }
   if (typeof badges === 'string') {
     // As tmi.js keeps it: the text, unescaped.

@@ -6,6 +6,8 @@ import type tmi from 'tmi.js';
 
 /** A line as tmi.js parsed it (tags still as sent). */
 export interface RawIrcMessage {
+  /** The line as received. */
+  raw: string;
   /** `nick!user@host`, `tmi.twitch.tv`, or null when the line has none. */
   prefix: string | null;
   command: string;

@@ -1,7 +1,8 @@
 // Chat events as `chat` frames on every overlay of the channel's account (docs/push.md#chat).
-// Each event bumps each overlay's version; it is serialized once, and its frame encoded once
-// per overlay for all of the overlay's sockets. Only plain messages may be dropped for a socket
-// that reads too slowly: a missed removal would leave removed text on stream.
+// Each event bumps each overlay's version; it is serialized once (with its frame, for an account
+// with one overlay), and its frame encoded once per overlay for all of the overlay's sockets.
+// Only plain messages may be dropped for a socket that reads too slowly: a missed removal would
+// leave removed text on stream.
 //
 // A socket waiting for a snapshot gets chat too, its first snapshot included: a snapshot holds no
 // chat, so what was typed while it was read would never show on a page that just connected.
@@ -30,8 +31,10 @@ export function createChatPush(
       channel.version++;
       // Under a flood with readers behind, a message no socket has room for is not even built.
       if (droppable && !anyRoomForChat(channel, event)) continue;
-      eventJson ??= JSON.stringify(event);
-      const frame = encode(`{"type":"chat","version":${channel.version},"event":${eventJson}}`);
+      // An account with one overlay (most) has the frame serialized whole: no event JSON spliced in.
+      const frame = encode(accountChannels.size === 1
+        ? JSON.stringify({ type: 'chat', version: channel.version, event })
+        : `{"type":"chat","version":${channel.version},"event":${eventJson ??= JSON.stringify(event)}}`);
       for (const client of channel.clients) {
         if (!getsChat(client)) continue;
         if (droppable) sendOrDrop(client, frame);

@@ -9,6 +9,7 @@ import { moderatorTags } from './irc-tags.ts';
 import { LEVEL } from './log-capture.ts';
 import { createPluginFolders } from './plugin-folders.ts';
 import { startPluginWorld } from './plugin-world.ts';
+import { SKINS_COUNT_PLUGIN } from '../support/skins-count-plugin.ts';
 
 const PLUGINS_DOC = readFileSync(new URL('../../docs/plugins.md', import.meta.url), 'utf8');
 
@@ -62,22 +63,10 @@ describe('docs/plugins.md, Answering in one line: answerInChat', () => {
 });
 
 describe('docs/plugins.md, Redemption handlers', () => {
-  const SKINS_COUNT = `import { definePlugin } from SDK;
-
-export default definePlugin({
-  name: 'skins-count',
-  setup(ctx) {
-    ctx.onRedemption('skins-count', async (redemption) => {
-      const held = await ctx.overlay.listViewerSkins(redemption.user.login);
-      return { outcome: 'fulfill', reply: \`you hold \${held.length} skins.\` };
-    });
-  },
-});
-`;
   const start = async (signsInRedeemers: boolean) => {
     const folders = createPluginFolders();
     onTestFinished(() => folders.remove());
-    folders.add('skins-count', SKINS_COUNT);
+    folders.add('skins-count', SKINS_COUNT_PLUGIN);
     const { test } = await startPluginWorld({
       fixture: { accounts: [{ login: 'streamer', premium: true, overlays: [{ name: 'Main', template: 'bubbles', default: true, values: {} }] }] },
       plugin: 'skins-count',

@@ -7,19 +7,8 @@ import { createPluginFolders } from '../host/plugin-folders.ts';
 import type { PluginFolders } from '../host/plugin-folders.ts';
 import { DEFAULT_REWARDS, openRedemptionWorld } from './redemption-world.ts';
 import type { RedemptionWorld } from './redemption-world.ts';
+import { SKINS_COUNT_PLUGIN } from '../support/skins-count-plugin.ts';
 
-const SKINS_COUNT = `import { definePlugin } from SDK;
-
-export default definePlugin({
-  name: 'skins-count',
-  setup(ctx) {
-    ctx.onRedemption('skins-count', async (redemption) => {
-      const held = await ctx.overlay.listViewerSkins(redemption.user.login);
-      return { outcome: 'fulfill', reply: \`you hold \${held.length} skins.\` };
-    });
-  },
-});
-`;
 
 const worlds: RedemptionWorld[] = [];
 const folders: PluginFolders[] = [];
@@ -31,7 +20,7 @@ afterEach(async () => {
 async function running(): Promise<RedemptionWorld> {
   const plugins = createPluginFolders();
   folders.push(plugins);
-  plugins.add('skins-count', SKINS_COUNT);
+  plugins.add('skins-count', SKINS_COUNT_PLUGIN);
   const world = await openRedemptionWorld({
     pluginDirs: [plugins.dir],
     extraPlugins: { 'skins-count': {} },

@@ -11,6 +11,7 @@ import { applySeed } from '../../src/service/seed.ts';
 import { createPluginFolders } from '../host/plugin-folders.ts';
 import type { PluginFolders } from '../host/plugin-folders.ts';
 import { hostConfig } from './host-config.ts';
+import { SKINS_COUNT_PLUGIN } from '../support/skins-count-plugin.ts';
 
 const FIXTURE = `
 accounts:
@@ -74,18 +75,7 @@ describe('/redeem in the local chat by a viewer who never chatted', () => {
 
   beforeAll(async () => {
     plugins = createPluginFolders();
-    // A handler that names the viewer to the service: refused (404) for a viewer it does not know.
-    plugins.add('skins-count', `import { definePlugin } from SDK;
-export default definePlugin({
-  name: 'skins-count',
-  setup(ctx) {
-    ctx.onRedemption('skins-count', async (redemption) => {
-      const held = await ctx.overlay.listViewerSkins(redemption.user.login);
-      return { outcome: 'fulfill', reply: \`you hold \${held.length} skins.\` };
-    });
-  },
-});
-`);
+    plugins.add('skins-count', SKINS_COUNT_PLUGIN);
     const config = hostConfig('chatskin-local-redeem-sign-in-', 'streamer', {
       pluginDirs: [plugins.dir],
       plugins: { 'skins-count': {} },

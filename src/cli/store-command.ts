@@ -5,11 +5,12 @@
 //
 // Refused while a `chatskin start` serves the database: VACUUM holds the write lock for as long
 // as it rewrites the whole file, and the host's writes would wait and then fail meanwhile. The
-// command holds the host lock itself while it runs, so no host starts in the middle of it.
+// command holds the host lock itself while it runs, so no host starts in the middle of it, and
+// marks it as a compaction's (lockStoreForCompaction), so that one refused meanwhile says so.
 import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { CliOptions } from '../main.ts';
-import { isStoreHostRunning, lockStoreForHost } from '../runtime/host-lock.ts';
+import { isStoreCompacting, isStoreHostRunning, lockStoreForCompaction } from '../runtime/host-lock.ts';
 import { openSqliteStore } from '../service/store/sqlite-store.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, isFileless, shownLocation, StoreOpenError, storeOpenError } from '../service/store/store-open-error.ts';
 import { loadCliConfig, requireArgs, requireDatabaseFile } from './cli-context.ts';
@@ -25,11 +26,15 @@ export async function run(args: string[], options: CliOptions): Promise<void> {
   const location = config.store.path;
   if (isFileless(location)) throw new CliError(`store.path is ${location}: a database in memory has no file to compact.`);
   requireDatabaseFile(options, config);
+  // The compaction first: it holds the host lock too.
+  if (isStoreCompacting(location)) {
+    throw new StoreOpenError(location, 'is being compacted already, by another `chatskin store compact` under way: it needs no second one.');
+  }
   if (isStoreHostRunning(location)) {
     throw new StoreOpenError(location, 'is served by a running `chatskin start`: compacting rewrites the whole file, and the host could not write '
       + 'meanwhile. Stop the host, run this again, then start it.');
   }
-  const lock = lockStoreForHost(location);
+  const lock = lockStoreForCompaction(location);
   let before: number;
   let after: number;
   try {

@@ -11,7 +11,14 @@
 // symbolic links resolved, so that two spellings of one file (a linked folder, a link to the file)
 // meet at one lock. A hard link would escape it (a lock file beside each name), but no command
 // opens a database file with more than one name (refuseHardLinkedFile, sqlite-store.ts).
-import { existsSync, realpathSync } from 'node:fs';
+//
+// `chatskin store compact` holds the same lock while it rewrites the file (no host may start in
+// the middle of it), and says so beside it: once it holds the host lock it takes a second one,
+// `<store>.lock-compact` (removed again when it is done), so that a start or a second compaction
+// refused meanwhile names the compaction rather than a running host. Nobody can read who holds
+// the host lock itself (the exclusive lock keeps readers out too), hence the second file. A start
+// refused in the instant between the two locks still names a running host.
+import { existsSync, realpathSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { isFileless, makeStoreFolder, storeOpenError, StoreOpenError } from '../service/store/store-open-error.ts';
@@ -21,11 +28,62 @@ export interface HostLock {
   release(): void;
 }
 
-/** Takes the store's host lock, or throws a StoreOpenError when another host holds it. None for `:memory:`. */
+const HELD_BY_HOST = 'is already served by another `chatskin start`: stop that one first, or give this one its own store.path.';
+const HELD_BY_COMPACTION = 'is being compacted by a `chatskin store compact` under way: start again when it has finished.';
+
+/** Takes the store's host lock, or throws a StoreOpenError naming its holder (a host, a compaction) when it is held. None for `:memory:`. */
 export function lockStoreForHost(storePath: string): HostLock {
   if (isFileless(storePath)) return { release: () => {} };
   makeStoreFolder(storePath);
   const file = `${realStorePath(storePath)}.lock`;
+  const db = takeLock(storePath, file, () => (isStoreCompacting(storePath) ? HELD_BY_COMPACTION : HELD_BY_HOST));
+  return { release: () => db.close() };
+}
+
+/**
+ * The host lock for `chatskin store compact`, with the compaction marked beside it. Refused as
+ * lockStoreForHost is (the caller asks isStoreCompacting and isStoreHostRunning first, for its
+ * own words).
+ */
+export function lockStoreForCompaction(storePath: string): HostLock {
+  if (isFileless(storePath)) return { release: () => {} };
+  const host = lockStoreForHost(storePath);
+  const file = compactionLockFile(storePath);
+  let marker: DatabaseSync;
+  try {
+    // Only a holder of the host lock takes this one, so it is never held here.
+    marker = takeLock(storePath, file, () => HELD_BY_COMPACTION);
+  } catch (error) {
+    host.release();
+    throw error;
+  }
+  return {
+    release: () => {
+      // Removed while still held, so that a prober that found it meanwhile finds it held; the
+      // host lock, let go last, keeps out any other holder until then.
+      try {
+        unlinkSync(file);
+      } catch {
+        // Left behind: an unheld marker says nothing.
+      }
+      marker.close();
+      host.release();
+    },
+  };
+}
+
+/** Whether a `chatskin store compact` is rewriting the store now, found as isStoreHostRunning finds a host. */
+export function isStoreCompacting(storePath: string): boolean {
+  if (isFileless(storePath)) return false;
+  return isLockHeld(compactionLockFile(storePath));
+}
+
+function compactionLockFile(storePath: string): string {
+  return `${realStorePath(storePath)}.lock-compact`;
+}
+
+/** An open connection holding `file`'s exclusive lock, or a StoreOpenError saying (heldBy) who holds it. */
+function takeLock(storePath: string, file: string, heldBy: () => string): DatabaseSync {
   let db: DatabaseSync;
   try {
     // No busy wait: a held lock is an answer, not something to wait out.
@@ -42,22 +100,23 @@ export function lockStoreForHost(storePath: string): HostLock {
     db.exec('COMMIT');
   } catch (error) {
     db.close();
-    if (/locked|busy/i.test(errorText(error))) {
-      throw new StoreOpenError(storePath, 'is already served by another `chatskin start`: stop that one first, or give this one its own store.path.', { cause: error });
-    }
+    if (/locked|busy/i.test(errorText(error))) throw new StoreOpenError(storePath, heldBy(), { cause: error });
     throw lockFileError(storePath, file, error);
   }
-  return { release: () => db.close() };
+  return db;
 }
 
 /**
- * Whether a `chatskin start` holds the store's host lock now, found without taking it or making
- * the lock file: the holder keeps an exclusive lock on it, so even a read is refused at once.
+ * Whether a `chatskin start` (or a `chatskin store compact`: isStoreCompacting tells them apart)
+ * holds the store's host lock now, found without taking it or making the lock file: the holder keeps an exclusive lock on it, so even a read is refused at once.
  * Another failure (an unreadable lock file) says nothing either way: false.
  */
 export function isStoreHostRunning(storePath: string): boolean {
   if (isFileless(storePath)) return false;
-  const file = `${realStorePath(storePath)}.lock`;
+  return isLockHeld(`${realStorePath(storePath)}.lock`);
+}
+
+function isLockHeld(file: string): boolean {
   if (!existsSync(file)) return false;
   let db: DatabaseSync;
   try {

@@ -5,6 +5,7 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { lockStoreForCompaction } from '../../src/runtime/host-lock.ts';
 import { openSqliteStore } from '../../src/service/store/sqlite-store.ts';
 import { runCli, startHost, tempWorkspace } from './cli-process.ts';
 import type { RunningHost } from './cli-process.ts';
@@ -83,6 +84,29 @@ describe('chatskin store compact', () => {
     expect(readFileSync(database).equals(bytes)).toBe(true);
     expect(await host.stop('SIGTERM')).toBe(0);
     expect((await runCli(['store', 'compact', '--config', config], { cwd: dir })).code).toBe(0);
+  });
+
+  it('while it runs, a chatskin start and a second compaction are refused in one line naming the compaction, not a host', async () => {
+    const { dir, config, database } = await storeWithFreedSpace();
+    // Held as a compaction under way holds it (the same code, from this process).
+    const compaction = lockStoreForCompaction(database);
+    try {
+      const start = await runCli(['start', '--config', config], { cwd: dir, killAfterMs: 20_000 });
+      expect(start.code).toBe(1);
+      expect(start.stderr.trim().split('\n')).toEqual([expect.stringContaining(
+        `The database ${database} is being compacted by a \`chatskin store compact\` under way: start again when it has finished.`,
+      )]);
+      expect(start.stderr).not.toContain('another `chatskin start`');
+      expect(await runCli(['store', 'compact', '--config', config], { cwd: dir })).toEqual({
+        code: 1, stdout: '',
+        stderr: `chatskin: The database ${database} is being compacted already, by another \`chatskin store compact\` under way: it needs no second one. (store.path in ${config})\n`,
+      });
+    } finally {
+      compaction.release();
+    }
+    expect((await runCli(['store', 'compact', '--config', config], { cwd: dir })).code).toBe(0);
+    host = await startHost(config, { cwd: dir });
+    expect((await fetch(`${host.baseUrl}/healthz`)).status).toBe(200);
   });
 
   it('refuses another action, and a database not made yet, in one line', async () => {

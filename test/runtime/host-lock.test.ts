@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.ts';
 import type { Config } from '../../src/config/index.ts';
-import { lockStoreForHost } from '../../src/runtime/host-lock.ts';
+import { isStoreCompacting, isStoreHostRunning, lockStoreForCompaction, lockStoreForHost } from '../../src/runtime/host-lock.ts';
 import { openService } from '../../src/runtime/open-service.ts';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate } from '../../src/service/store/migrations.ts';
 import { startChatskin } from '../../src/runtime/start-chatskin.ts';
@@ -68,6 +68,24 @@ describe('one host per store', () => {
     // The lock sits beside the real file, none beside the links.
     expect(existsSync(`${store}.lock`)).toBe(true);
     expect(existsSync(join(dir, 'real', 'link.sqlite.lock'))).toBe(false);
+  });
+
+  it('names a compaction under way as what holds the database, not another host; once it is done, a host starts', async () => {
+    const store = join(mkdtempSync(join(tmpdir(), 'chatskin-lock-')), 'db.sqlite');
+    // Held as `chatskin store compact` holds it while it rewrites the file.
+    const compaction = lockStoreForCompaction(store);
+    expect(isStoreCompacting(store)).toBe(true);
+    expect(isStoreHostRunning(store)).toBe(true);
+    const refusal = await startChatskin(configOn(store), { logger: pino({ level: 'silent' }), stdin: null }).then(() => undefined, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(StoreOpenError);
+    expect((refusal as Error).message).toBe(`The database ${store} is being compacted by a \`chatskin store compact\` under way: start again when it has finished.`);
+    compaction.release();
+    expect(isStoreCompacting(store)).toBe(false);
+    expect(existsSync(`${store}.lock-compact`)).toBe(false);
+    // A host's lock is not a compaction's.
+    await start(configOn(store));
+    expect(isStoreCompacting(store)).toBe(false);
+    expect(isStoreHostRunning(store)).toBe(true);
   });
 
   it('refuses a database file with a second hard link, by either name, for a host and an admin command alike; one name again, it starts', async () => {

@@ -182,6 +182,17 @@ describe('grants plugin: a login of digits only that is another viewer\'s user i
     ]);
   });
 
+  it('!revoke to such a login without an account says the account is missing, not the grant', async () => {
+    const { test, skins } = await world();
+    expect(await chat(test, '!grant @viewer_one vault')).toEqual(['@Mod_mia granted Vault to viewer_one.']);
+    // Held in the list read (viewer_one's), and not in it; by slug and by id alike.
+    for (const typed of ['vault', 'neon', String(skins.neon!)]) {
+      expect(await chat(test, `!revoke @1001 ${typed}`), typed).toEqual(['@Mod_mia 1001 has no account on the overlay service yet.']);
+    }
+    // A word that names no skin at all is not sent: nothing to revoke.
+    expect(await chat(test, '!revoke @1001 sparkles')).toEqual(['@Mod_mia 1001 has no grant of "sparkles" to revoke (a purchase is never revoked).']);
+  });
+
   it('!revoke by a channel skin\'s id names the skin', async () => {
     const { test, client, harness, skins } = await world();
     await harness.service.registerViewer({ twitchUserId: '4001', login: '1001' });

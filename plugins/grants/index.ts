@@ -11,6 +11,8 @@ import { answerInChat, ChatRefusal, definePlugin, isOverlayStyleError, quotedTyp
 import type { CommandInvocation, OverlayStyleError } from '../../src/sdk.ts';
 
 const SKIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** The API's 404 message for a viewer without an account (docs/api.md, POST and DELETE /viewers/unlock-skin). */
+const VIEWER_NOT_FOUND = 'The viewer does not have an account on the service.';
 /** A login of digits only, which the API's path identifier reads as a user id first. */
 const ALL_DIGITS = /^[0-9]+$/;
 
@@ -140,8 +142,12 @@ export default definePlugin({
         try {
           await ctx.overlay.revokeSkin({ twitch_username: viewer, skin_id: skin.id });
         } catch (error) {
-          // Revoked meanwhile by someone else, or (all-digit login) never granted.
-          if (isOverlayStyleError(error, 404)) throw new ChatRefusal(noGrant);
+          // Revoked meanwhile by someone else, or (all-digit login) never granted, or (all-digit
+          // login, the list read being another viewer's) no account at all: the DELETE's 404 is
+          // the same status for each, and only its message, the API's own (docs/api.md), says
+          // which. No request tells them apart otherwise: GET /viewers/{identifier} would read the
+          // login as the user id again, and POST /viewers/unlock-skin would grant the skin.
+          if (isOverlayStyleError(error, 404)) throw new ChatRefusal(error.message === VIEWER_NOT_FOUND ? noAccount(viewer) : noGrant);
           // The answer was lost once the request had left (the client does not send a DELETE
           // again): whether it was done is read from the viewer's grants.
           if (isOverlayStyleError(error) && mayHaveBeenDone(error) && await grantGone(viewer, skin.id)) {

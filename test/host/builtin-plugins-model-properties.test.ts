@@ -480,9 +480,17 @@ function expectStep(w: World, m: Model, target: OverlayName, step: Step): { line
       }
       if (!known) {
         // docs/commands.md: GET /viewers/{identifier}/skins reads a login of digits only as a user id
-        // first; when that is another viewer's, the revoke, naming the login, says it holds no grant.
+        // first; when that is another viewer's, the skin is looked up in its list, else as !grant
+        // does, and the revoke, naming the login, says it has no account; a word naming no skin is
+        // not sent, so there is no grant of it.
         const byId = CHATTERS.findIndex((c, i) => c.id === login && m.viewers[i]!.known);
-        return { line, who: step.who, reply: byId === -1 ? noAccount : `${at}${login} has no grant of ${quotedSkin} to revoke (a purchase is never revoked).` };
+        if (byId === -1) return { line, who: step.who, reply: noAccount };
+        const theirs = w.skins.filter((s) => m.viewers[byId]!.grants.has(s.id));
+        const found = theirs.find((s) => s.slug === unquoted(typed).toLowerCase()) ?? theirs.find((s) => s.name.toLowerCase() === unquoted(typed).normalize('NFKC').toLowerCase())
+          ?? theirs.find((s) => String(s.id) === typed)
+          ?? w.skins.find((s) => s.listed === true && (s.slug === unquoted(typed).toLowerCase() || s.name.toLowerCase() === unquoted(typed).normalize('NFKC').toLowerCase() || String(s.id) === typed))
+          ?? skinOf(w, step.skin);
+        return { line, who: step.who, reply: found === undefined ? `${at}${login} has no grant of ${quotedSkin} to revoke (a purchase is never revoked).` : noAccount };
       }
       const v = m.viewers[target]!;
       const idHolder = /^[0-9]+$/.test(login) ? CHATTERS.findIndex((c, i) => c.id === login && m.viewers[i]!.known) : -1;

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { errorText } from '../../host/error-text.ts';
 import { oauthBaseUrl } from '../twitch-auth/twitch-endpoints.ts';
-import { DEFAULT_TWITCH_HTTP_TIMEOUT_MS } from '../twitch-auth/twitch-http-timeout.ts';
+import { DEFAULT_TWITCH_HTTP_TIMEOUT_MS, noAnswerText } from '../twitch-auth/twitch-http-timeout.ts';
 import { acceptedToken, isTokenValid } from '../twitch-auth/validate-token.ts';
 import { missingBotScopes } from './bot-scopes.ts';
 import { createBotTokenFile, DEFAULT_VALIDATE_INTERVAL_MS } from './bot-token-file.ts';
@@ -64,7 +64,8 @@ export function fixedChatToken(token: string, login: string, check: FixedTokenCh
     try {
       accepted = await acceptedToken(url, bare, timeoutMs);
     } catch (error) {
-      log.warn(`the bot's token could not be checked at start (${errorText(error)}); logging in with it tells`);
+      const why = isNoAnswer(error) ? `${noAnswerText(timeoutMs)} at id.twitch.tv/oauth2/validate (twitch.httpTimeoutSeconds)` : errorText(error);
+      log.warn(`the bot's token could not be checked at start (${why}); logging in with it tells`);
       return;
     }
     const missing = accepted === null ? [] : missingBotScopes(accepted.scopes);
@@ -107,4 +108,9 @@ export function chatTokenSource(identity: TwitchChatIdentity, logger: Logger): C
   return 'tokenFile' in identity
     ? createBotTokenFile({ ...identity.tokenFile, login: identity.login }, logger)
     : fixedChatToken(identity.token, identity.login, identity.check, logger);
+}
+
+/** The check's own deadline ran out (AbortSignal.timeout: no answer, or not all of it, in time). */
+function isNoAnswer(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
 }

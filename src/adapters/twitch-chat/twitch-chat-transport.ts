@@ -297,14 +297,19 @@ export function createTwitchChatTransport(options: TwitchChatOptions, parentLogg
   };
 
   const connect = (current: tmi.Client): void => {
-    startLoginWatchdog(loginTimeoutMs);
     if (tokens === null) {
+      startLoginWatchdog(loginTimeoutMs);
       open(current);
       return;
     }
+    // The login wait starts once the token is in hand: getting it (a fixed token's check at
+    // id.twitch.tv before the first login, a token file's refresh) is bounded by
+    // twitch.httpTimeoutSeconds on its own and says itself why it took long, which a login
+    // watchdog firing in the middle of it would have put on the login instead.
     tokens.current().then((token) => {
       if (stopping || current !== client) return;
       loginToken = token;
+      startLoginWatchdog(loginTimeoutMs);
       open(current);
     }, (error: unknown) => {
       if (stopping || current !== client) return;

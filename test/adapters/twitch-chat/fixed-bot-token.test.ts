@@ -19,23 +19,28 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setUp(options: { token?: (world: BotTokenWorld) => string; oauthUrl?: string; validateIntervalMs?: number } = {}) {
+async function setUp(options: {
+  token?: (world: BotTokenWorld) => string; oauthUrl?: string; validateIntervalMs?: number; httpTimeoutMs?: number; loginTimeoutMs?: number;
+  before?: (world: BotTokenWorld) => void;
+} = {}) {
   const world = await openBotTokenWorld();
   cleanups.push(() => world.close());
   const token = options.token ? options.token(world) : world.issue().accessToken;
+  options.before?.(world);
   const logs = captureLogs([token]);
   const transport = createTwitchChatTransport({
     channels: [CHANNEL],
     identity: {
       login: BOT, token: `oauth:${token}`,
       check: {
-        mockServerPort: world.helix.port, httpTimeoutMs: 2_000,
+        mockServerPort: world.helix.port, httpTimeoutMs: options.httpTimeoutMs ?? 2_000,
         ...(options.oauthUrl === undefined ? {} : { oauthUrl: options.oauthUrl }),
         ...(options.validateIntervalMs === undefined ? {} : { validateIntervalMs: options.validateIntervalMs }),
       },
     },
     reconnect: { initialDelayMs: 20, maxDelayMs: 100, jitter: 0 },
     server: { host: '127.0.0.1', port: world.irc.port, secure: false },
+    ...(options.loginTimeoutMs === undefined ? {} : { loginTimeoutMs: options.loginTimeoutMs }),
   }, logs.logger);
   cleanups.push(() => transport.stop());
   const states: TwitchChatState[] = [];
@@ -82,6 +87,23 @@ describe('Twitch chat with a fixed twitch.bot.token', () => {
     await setup.transport.start();
     await setup.world.irc.waitForJoin(CHANNEL);
     expect(setup.logs.entries.some((entry) => entry.level === LEVEL.warn && String(entry.msg).startsWith('the bot\'s token could not be checked at start'))).toBe(true);
+  });
+
+  it('a check at start id.twitch.tv takes and never answers ends after twitch.httpTimeoutSeconds, saying so, and then the chat logs in: the login wait is not spent on it', async () => {
+    // The check may wait (1.5 s) longer than a login may take (0.4 s).
+    const setup = await setUp({ httpTimeoutMs: 1_500, loginTimeoutMs: 400, before: (world) => void world.helix.stallNext({ path: '/auth/validate' }) });
+    const startedAt = Date.now();
+    await setup.transport.start();
+    await setup.world.irc.waitForJoin(CHANNEL);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_400);
+    const warnings = setup.logs.entries.filter((entry) => entry.level === LEVEL.warn).map((entry) => String(entry.msg));
+    expect(warnings).toEqual([
+      'the bot\'s token could not be checked at start (Twitch did not answer within 1.5 s at id.twitch.tv/oauth2/validate (twitch.httpTimeoutSeconds)); logging in with it tells',
+    ]);
+    // One login, not one dropped for want of a login while the check waited.
+    expect(setup.world.irc.totalConnections).toBe(1);
+    expect(setup.states).toEqual(['connecting', 'connected']);
+    expect(setup.validations().map((call) => call.status)).toEqual([0]);
   });
 
   it('checks its token while connected (hourly): once the bot account disconnected the app, ends the session with what to do, for good', async () => {

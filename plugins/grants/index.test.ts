@@ -246,6 +246,8 @@ describe('grants plugin: remote service (HTTP client, bundled server on a real s
     expect(await ask('!revoke viewer_two neon')).toEqual([
       '@Mod_mia viewer_two has no grant of "neon" to revoke (a purchase is never revoked).',
     ]);
+    // A login of digits only, viewer_one's user id, with no account: the remote's 404 says so too.
+    expect(await ask('!revoke @1001 neon')).toEqual(['@Mod_mia 1001 has no account on the overlay service yet.']);
     const viewerTwo = await w.harness.service.findViewer('viewer_two');
     expect((await w.harness.service.listPickableSkins(w.accountId, viewerTwo!.id)).map((skin) => skin.slug)).toContain('neon');
 

@@ -113,9 +113,9 @@ describe('a redemption left received by a stop and resolved on Twitch while the 
 describe('the status lookup of interrupted redemptions (pipeline on fakes)', () => {
   it('no answer: left received for the next reconciliation; only rows neither listed nor under way are looked up, per reward', async () => {
     const rows = new Map<string, LedgerEntry>([
-      ['gone-1', { id: 'gone-1', rewardId: 'w1', state: 'received', outcome: null, attempts: 1 }],
-      ['listed-1', { id: 'listed-1', rewardId: 'w1', state: 'received', outcome: null, attempts: 1 }],
-      ['other-1', { id: 'other-1', rewardId: 'w2', state: 'received', outcome: null, attempts: 2 }],
+      ['gone-1', { id: 'gone-1', rewardId: 'w1', state: 'received', outcome: null, attempts: 1, replies: null }],
+      ['listed-1', { id: 'listed-1', rewardId: 'w1', state: 'received', outcome: null, attempts: 1, replies: null }],
+      ['other-1', { id: 'other-1', rewardId: 'w2', state: 'received', outcome: null, attempts: 2, replies: null }],
     ]);
     const ledger: RedemptionLedger = {
       beginRedemption: async ({ id }) => ({ entry: { ...rows.get(id)!, state: 'status-sent' }, isNew: false }),

@@ -16,7 +16,7 @@ const redemption: TwitchRedemption = {
 
 /** A ledger that has never seen a redemption. */
 const newLedger: RedemptionLedger = {
-  beginRedemption: async ({ id, rewardId }) => ({ entry: { id, rewardId, state: 'received', outcome: null, attempts: 1 } satisfies LedgerEntry, isNew: true }),
+  beginRedemption: async ({ id, rewardId }) => ({ entry: { id, rewardId, state: 'received', outcome: null, attempts: 1, replies: null } satisfies LedgerEntry, isNew: true }),
   recordRedemptionEffect: async () => {},
   recordRedemptionStatusSent: async () => {},
   listRedemptionsAwaitingStatus: async () => [],

@@ -29,12 +29,12 @@ describe('the redemption ledger', () => {
     const { harness, accountId } = await open();
     const { service } = harness;
     expect(await service.beginRedemption(accountId, { id: 'r1', rewardId: 'w1' }))
-      .toEqual({ entry: { id: 'r1', rewardId: 'w1', state: 'received', outcome: null, attempts: 1 }, isNew: true });
+      .toEqual({ entry: { id: 'r1', rewardId: 'w1', state: 'received', outcome: null, attempts: 1, replies: null }, isNew: true });
     expect(rows(harness)).toEqual([{ id: 'r1', status: 'received', outcome: null, attempts: 1 }]);
 
     await service.recordRedemptionEffect(accountId, 'r1', 'refund');
     expect(rows(harness)).toEqual([{ id: 'r1', status: 'effect-done', outcome: 'refund', attempts: 1 }]);
-    expect(await service.listRedemptionsAwaitingStatus(accountId)).toEqual([{ id: 'r1', rewardId: 'w1', state: 'effect-done', outcome: 'refund', attempts: 1 }]);
+    expect(await service.listRedemptionsAwaitingStatus(accountId)).toEqual([{ id: 'r1', rewardId: 'w1', state: 'effect-done', outcome: 'refund', attempts: 1, replies: null }]);
 
     await service.recordRedemptionStatusSent(accountId, ['r1']);
     expect(rows(harness)).toEqual([{ id: 'r1', status: 'status-sent', outcome: 'refund', attempts: 1 }]);
@@ -46,10 +46,10 @@ describe('the redemption ledger', () => {
     const { service } = harness;
     await service.beginRedemption(accountId, { id: 'r1', rewardId: 'w1' });
     expect(await service.beginRedemption(accountId, { id: 'r1', rewardId: 'w1' }))
-      .toEqual({ entry: { id: 'r1', rewardId: 'w1', state: 'received', outcome: null, attempts: 2 }, isNew: false });
+      .toEqual({ entry: { id: 'r1', rewardId: 'w1', state: 'received', outcome: null, attempts: 2, replies: null }, isNew: false });
     await service.recordRedemptionEffect(accountId, 'r1', 'fulfill');
     expect(await service.beginRedemption(accountId, { id: 'r1', rewardId: 'w1' }))
-      .toEqual({ entry: { id: 'r1', rewardId: 'w1', state: 'effect-done', outcome: 'fulfill', attempts: 2 }, isNew: false });
+      .toEqual({ entry: { id: 'r1', rewardId: 'w1', state: 'effect-done', outcome: 'fulfill', attempts: 2, replies: null }, isNew: false });
     await service.recordRedemptionStatusSent(accountId, ['r1']);
     expect((await service.beginRedemption(accountId, { id: 'r1', rewardId: 'w1' })).entry).toMatchObject({ state: 'status-sent', attempts: 2 });
   });
@@ -74,6 +74,46 @@ describe('the redemption ledger', () => {
     expect(await service.findRedemptionEntry(otherId, 'r1')).toBeNull();
     await service.recordRedemptionStatusSent(otherId, ['r1']);
     expect(rows(harness)).toEqual([{ id: 'r1', status: 'received', outcome: null, attempts: 1 }]);
+  });
+
+  // Texts the host keeps with the outcome (its chat lines for the viewer), opaque to the service:
+  // written with the outcome, handed out while the status is owed, cleared once it is sent.
+  it('keeps texts with the outcome, in the same write, until the status is sent', async () => {
+    const { harness, accountId } = await open();
+    const { service } = harness;
+    const long = 'x'.repeat(2000);
+    const replies = { target: '{"anything":"opaque"}', texts: { reply: `refunded ${long}`, other: 'Ünïcode ✓' } };
+    await service.beginRedemption(accountId, { id: 'r1', rewardId: 'w1' });
+    await service.beginRedemption(accountId, { id: 'r2', rewardId: 'w1' });
+    await service.recordRedemptionEffect(accountId, 'r1', 'refund', replies);
+    await service.recordRedemptionEffect(accountId, 'r2', 'fulfill');
+    // Stored as given (no length limit: a line longer than the chat's is split when said).
+    expect(await service.listRedemptionsAwaitingStatus(accountId)).toEqual([
+      { id: 'r1', rewardId: 'w1', state: 'effect-done', outcome: 'refund', attempts: 1, replies },
+      { id: 'r2', rewardId: 'w1', state: 'effect-done', outcome: 'fulfill', attempts: 1, replies: null },
+    ]);
+    expect((await service.beginRedemption(accountId, { id: 'r1', rewardId: 'w1' })).entry.replies).toEqual(replies);
+    // A second record (the effect already done) changes nothing.
+    await service.recordRedemptionEffect(accountId, 'r1', 'fulfill', { target: 't', texts: { reply: 'other' } });
+    expect((await service.findRedemptionEntry(accountId, 'r1'))).toMatchObject({ outcome: 'refund', replies });
+
+    await service.recordRedemptionStatusSent(accountId, ['r1']);
+    expect(await service.findRedemptionEntry(accountId, 'r1')).toMatchObject({ state: 'status-sent', replies: null });
+    const stored = harness.dump()['processed_redemptions']!.find((row) => (row as { id: string }).id === 'r1') as Record<string, unknown>;
+    expect([stored['reply_texts'], stored['reply_target']]).toEqual([null, null]);
+  });
+
+  it('refuses texts of another shape, recording nothing', async () => {
+    const { harness, accountId } = await open();
+    const { service } = harness;
+    await service.beginRedemption(accountId, { id: 'r1', rewardId: 'w1' });
+    await expect(service.recordRedemptionEffect(accountId, 'r1', 'fulfill', { target: '', texts: { reply: 'hi' } })).rejects.toThrow('reply target must be a non-empty string');
+    await expect(service.recordRedemptionEffect(accountId, 'r1', 'fulfill', { target: 't', texts: { reply: 3 as unknown as string } })).rejects.toThrow('reply texts must be labels');
+    await expect(service.recordRedemptionEffect(accountId, 'r1', 'fulfill', { target: 't', texts: ['hi'] as unknown as Record<string, string> })).rejects.toThrow('reply texts must be an object');
+    expect(rows(harness)).toEqual([{ id: 'r1', status: 'received', outcome: null, attempts: 1 }]);
+    // No texts at all: none kept.
+    await service.recordRedemptionEffect(accountId, 'r1', 'fulfill', { target: 't', texts: {} });
+    expect((await service.findRedemptionEntry(accountId, 'r1'))?.replies).toBeNull();
   });
 
   it('refuses malformed ids and outcomes with a clear error', async () => {

@@ -78,7 +78,7 @@ describe('a half-dead EventSub connection', () => {
 
     // Exactly once: one unlock, one status change, one ledger row with one attempt.
     await expect.poll(() => world.service.findRedemptionEntry(world.accountId, missed.redemption.id), { timeout: 5000, interval: 5 })
-      .toEqual({ id: missed.redemption.id, rewardId, state: 'status-sent', outcome: 'fulfill', attempts: 1 });
+      .toEqual({ id: missed.redemption.id, rewardId, state: 'status-sent', outcome: 'fulfill', attempts: 1, replies: null });
     expect(world.unlocks).toEqual([{ viewerId: missed.redemption.user_id, skinId: world.skinIds['neon'], created: true }]);
     expect(world.helix.redemptionChanges.filter((c) => c.redemptionId === missed.redemption.id).map((c) => `${c.from}->${c.to}`))
       .toEqual(['UNFULFILLED->FULFILLED']);

@@ -58,7 +58,7 @@ describe('a skin reward redeemed live', () => {
     expect(viewer).toMatchObject({ twitchUserId: redemption.user_id, twitchUsername: 'fan', displayName: 'Fan' });
     expect(await world.service.listViewerSkins(world.accountId, 'fan')).toEqual([{ id: world.skinIds['neon'], name: 'Neon', slug: 'neon' }]);
     await expect.poll(() => world.service.findRedemptionEntry(world.accountId, redemption.id))
-      .toEqual({ id: redemption.id, rewardId, state: 'status-sent', outcome: 'fulfill', attempts: 1 });
+      .toEqual({ id: redemption.id, rewardId, state: 'status-sent', outcome: 'fulfill', attempts: 1, replies: null });
   });
 
   it('refunds (CANCELED) a skin that does not exist, with the reason in chat', async () => {

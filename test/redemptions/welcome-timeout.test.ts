@@ -72,7 +72,7 @@ describe('an EventSub connection that is never welcomed', () => {
     await world.helix.waitForRedemptionStatus(live.redemption.id, 'FULFILLED', { timeoutMs: GUARD_MS });
     await expect.poll(() => redemptions.status().eventsub?.notifications, { timeout: 5000, interval: 5 }).toBe(1);
     await expect.poll(() => world.service.findRedemptionEntry(world.accountId, live.redemption.id), { timeout: 5000, interval: 5 })
-      .toEqual({ id: live.redemption.id, rewardId, state: 'status-sent', outcome: 'fulfill', attempts: 1 });
+      .toEqual({ id: live.redemption.id, rewardId, state: 'status-sent', outcome: 'fulfill', attempts: 1, replies: null });
     expect(world.unlocks).toEqual([{ viewerId: live.redemption.user_id, skinId: world.skinIds['neon'], created: true }]);
     expect(world.helix.redemptionChanges.filter((c) => c.redemptionId === live.redemption.id).map((c) => `${c.from}->${c.to}`))
       .toEqual(['UNFULFILLED->FULFILLED']);

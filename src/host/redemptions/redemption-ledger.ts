@@ -1,14 +1,16 @@
 // The pipeline's view of the redemption ledger and of the managed rewards it remembers, bound to
 // the channel's account. The bundled service implements both, and defines their records
 // (src/service/operations/redemption-ledger.ts); `bindLedger` fixes the account id.
-import type { BeginRedemptionResult, LedgerEntry, LedgerOutcome, ManagedReward } from '../../service/operations/redemption-ledger.ts';
+import type { BeginRedemptionResult, LedgerEntry, LedgerOutcome, LedgerReplies, ManagedReward } from '../../service/operations/redemption-ledger.ts';
 
-export type { LedgerEntry, LedgerOutcome, LedgerState, ManagedReward } from '../../service/operations/redemption-ledger.ts';
+export type { LedgerEntry, LedgerOutcome, LedgerReplies, LedgerState, ManagedReward } from '../../service/operations/redemption-ledger.ts';
 
 export interface RedemptionLedger {
   /** Records the redemption (received) before its effect; says whether it was already there. */
   beginRedemption(redemption: { id: string; rewardId: string }): Promise<BeginRedemptionResult>;
-  recordRedemptionEffect(id: string, outcome: LedgerOutcome): Promise<void>;
+  /** Records the effect's outcome, with the texts to keep until the status is sent (the handler's chat lines), in one write. */
+  recordRedemptionEffect(id: string, outcome: LedgerOutcome, replies?: LedgerReplies | null): Promise<void>;
+  /** Records the statuses as sent, clearing the texts kept with them. */
   recordRedemptionStatusSent(ids: readonly string[]): Promise<void>;
   listRedemptionsAwaitingStatus(): Promise<LedgerEntry[]>;
   /** Redemptions still `received`: their effect was started and never recorded (or is under way). */
@@ -35,7 +37,7 @@ export interface ManagedRewardStore {
 /** The service's account-scoped ledger operations. */
 export interface AccountLedgerOperations {
   beginRedemption(accountId: number, redemption: { id: string; rewardId: string }): Promise<BeginRedemptionResult>;
-  recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome): Promise<void>;
+  recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome, replies?: LedgerReplies | null): Promise<void>;
   recordRedemptionStatusSent(accountId: number, ids: readonly string[]): Promise<void>;
   listRedemptionsAwaitingStatus(accountId: number): Promise<LedgerEntry[]>;
   listRedemptionsAwaitingEffect(accountId: number): Promise<LedgerEntry[]>;
@@ -51,7 +53,7 @@ export function bindLedger(
 ): RedemptionLedger & RedemptionLedgerRetention & ManagedRewardStore {
   return {
     beginRedemption: (redemption) => operations.beginRedemption(accountId, redemption),
-    recordRedemptionEffect: (id, outcome) => operations.recordRedemptionEffect(accountId, id, outcome),
+    recordRedemptionEffect: (id, outcome, replies) => operations.recordRedemptionEffect(accountId, id, outcome, replies),
     recordRedemptionStatusSent: (ids) => operations.recordRedemptionStatusSent(accountId, ids),
     listRedemptionsAwaitingStatus: () => operations.listRedemptionsAwaitingStatus(accountId),
     listRedemptionsAwaitingEffect: () => operations.listRedemptionsAwaitingEffect(accountId),

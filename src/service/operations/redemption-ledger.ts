@@ -1,7 +1,8 @@
 // The channel-point redemption ledger and the managed rewards, for the host's redemption pipeline
 // (docs/redemptions.md). Each redemption id moves received -> effect-done(outcome) -> status-sent,
 // one transaction per step, so a restart knows what is left: an effect to run, or only a status
-// to send. The service knows nothing of Twitch: ids are opaque text.
+// to send. The service knows nothing of Twitch: ids are opaque text, and so are the texts a
+// caller may keep with an outcome until the status is sent (LedgerReplies).
 import type { ServiceContext } from '../service-context.ts';
 import type { ManagedRewardRecord, RedemptionRecord } from '../store/records.ts';
 
@@ -16,6 +17,19 @@ export interface LedgerEntry {
   outcome: LedgerOutcome | null;
   /** How often its effect was started: 1 normally, more after a crash during the effect. */
   attempts: number;
+  /** The texts kept with the outcome (recordRedemptionEffect) while the status is owed; null otherwise. */
+  replies: LedgerReplies | null;
+}
+
+/**
+ * Texts the caller keeps with a redemption's outcome, in the same write, to use once the status
+ * is sent (after a restart too): `texts` by labels of the caller's choosing, `target` whom they are
+ * for. Opaque to the service, stored as given; cleared when the redemption becomes status-sent,
+ * so they are handed out (listed with a status owed) only until then.
+ */
+export interface LedgerReplies {
+  target: string;
+  texts: Record<string, string>;
 }
 
 export interface BeginRedemptionResult {
@@ -35,7 +49,34 @@ const STATES: readonly LedgerState[] = ['received', 'effect-done', 'status-sent'
 
 function toEntry(record: RedemptionRecord): LedgerEntry {
   const state = STATES.includes(record.status as LedgerState) ? (record.status as LedgerState) : 'status-sent';
-  return { id: record.id, rewardId: record.rewardId, state, outcome: record.outcome, attempts: record.attempts };
+  return { id: record.id, rewardId: record.rewardId, state, outcome: record.outcome, attempts: record.attempts, replies: repliesOf(record) };
+}
+
+/** The stored texts, while the status is owed; null when none (or unreadable: they are only ever a courtesy). */
+function repliesOf(record: RedemptionRecord): LedgerReplies | null {
+  if (record.status !== 'effect-done' || record.replyTexts === null || record.replyTarget === null) return null;
+  try {
+    const texts: unknown = JSON.parse(record.replyTexts);
+    if (typeof texts !== 'object' || texts === null || Array.isArray(texts)) return null;
+    const kept = Object.entries(texts).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+    return kept.length === 0 ? null : { target: record.replyTarget, texts: Object.fromEntries(kept) };
+  } catch {
+    return null;
+  }
+}
+
+/** The texts as given, checked for shape only (no length limit: they are stored as given); null when there are none. */
+function checkReplies(replies: unknown): LedgerReplies | null {
+  if (replies === undefined || replies === null) return null;
+  const { target, texts } = replies as Partial<LedgerReplies>;
+  if (typeof target !== 'string' || target.length === 0) throw new TypeError(`reply target must be a non-empty string, got ${JSON.stringify(target)}`);
+  if (typeof texts !== 'object' || texts === null || Array.isArray(texts)) throw new TypeError('reply texts must be an object of label -> text');
+  for (const [label, text] of Object.entries(texts)) {
+    if (label.length === 0 || label.length > 100 || typeof text !== 'string') {
+      throw new TypeError(`reply texts must be labels of 1 to 100 characters, each with a string, got ${JSON.stringify(label)}`);
+    }
+  }
+  return Object.keys(texts).length === 0 ? null : { target, texts: { ...texts } };
 }
 
 function checkId(value: unknown, what: string): string {
@@ -60,7 +101,7 @@ export function createRedemptionLedger(context: ServiceContext) {
       const inserted = await tx.insertRedemption({ id, accountId, rewardId, status: 'received' });
       if (inserted) {
         await tx.updateRedemption(id, { attempts: 1 });
-        return { entry: { id, rewardId, state: 'received', outcome: null, attempts: 1 }, isNew: true };
+        return { entry: { id, rewardId, state: 'received', outcome: null, attempts: 1, replies: null }, isNew: true };
       }
       const existing = await tx.findRedemption(id);
       if (existing === null || existing.accountId !== accountId) {
@@ -75,20 +116,28 @@ export function createRedemptionLedger(context: ServiceContext) {
     });
   }
 
-  /** received -> effect-done with the effect's outcome (no-op when already past received). */
-  async function recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome): Promise<void> {
+  /**
+   * received -> effect-done with the effect's outcome, and the texts to keep with it until the
+   * status is sent (LedgerReplies), in one write (no-op when already past received).
+   */
+  async function recordRedemptionEffect(accountId: number, id: string, outcome: LedgerOutcome, replies?: LedgerReplies | null): Promise<void> {
     if (outcome !== 'fulfill' && outcome !== 'refund') throw new TypeError(`outcome must be fulfill or refund, got ${String(outcome)}`);
+    const kept = checkReplies(replies);
     await store.transaction(async (tx) => {
       const existing = await tx.findRedemption(id);
       if (existing === null || existing.accountId !== accountId) throw new Error(`redemption ${id} was never recorded`);
       if (existing.status !== 'received') return;
-      await tx.updateRedemption(id, { status: 'effect-done', outcome });
+      await tx.updateRedemption(id, {
+        status: 'effect-done', outcome,
+        replyTexts: kept === null ? null : JSON.stringify(kept.texts), replyTarget: kept === null ? null : kept.target,
+      });
     });
   }
 
   /**
    * -> status-sent for every id, in one transaction: Twitch has the redemption's final status
    * (ours, or one set elsewhere, in which case a redemption never past `received` keeps outcome null).
+   * The texts kept with the outcome are cleared in the same write: never handed out again.
    */
   async function recordRedemptionStatusSent(accountId: number, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
@@ -96,7 +145,7 @@ export function createRedemptionLedger(context: ServiceContext) {
       for (const id of ids) {
         const existing = await tx.findRedemption(id);
         if (existing === null || existing.accountId !== accountId || existing.status === 'status-sent') continue;
-        await tx.updateRedemption(id, { status: 'status-sent' });
+        await tx.updateRedemption(id, { status: 'status-sent', replyTexts: null, replyTarget: null });
       }
     });
   }

@@ -193,6 +193,18 @@ CREATE TABLE managed_rewards (
 CREATE INDEX processed_redemptions_settled ON processed_redemptions(account_id, updated_at) WHERE status = 'status-sent';
 `,
   },
+  {
+    version: 4,
+    name: 'redemption ledger reply texts',
+    sql: `
+-- Texts the caller attaches to a redemption with its effect's outcome, to use once the status is
+-- sent, and whom they are for: opaque to the service (reply_texts a JSON object of label -> text,
+-- reply_target any text). Both NULL when none were attached (and on every row from before), and
+-- set back to NULL when the row becomes status-sent, so they are handed out at most once.
+ALTER TABLE processed_redemptions ADD COLUMN reply_texts TEXT DEFAULT NULL CHECK (reply_texts IS NULL OR json_valid(reply_texts));
+ALTER TABLE processed_redemptions ADD COLUMN reply_target TEXT DEFAULT NULL;
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -109,8 +109,21 @@ export interface RedemptionRecord {
   outcome: 'fulfill' | 'refund' | null;
   /** How often the effect was started (more than 1 after a crash during it). */
   attempts: number;
+  /** The caller's texts kept with the outcome until the status is sent (a JSON object of label -> text), opaque; null when none. */
+  replyTexts: string | null;
+  /** Whom those texts are for, opaque to the service; null when none. */
+  replyTarget: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** The ledger columns of a redemption to change (left out: unchanged). */
+export interface RedemptionPatch {
+  status?: string;
+  outcome?: 'fulfill' | 'refund' | null;
+  attempts?: number;
+  replyTexts?: string | null;
+  replyTarget?: string | null;
 }
 
 /** A channel-point reward the host created from its config, by the config's reward key. */

@@ -3,7 +3,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { EntitlementSource, Role } from '../types.ts';
 import type {
-  AccountRecord, ActiveApiKeyRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
+  AccountRecord, ActiveApiKeyRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionPatch, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
 import type { NewOverlay, NewSkin, StoreWriter, Synchronous, ViewerSignInRecord } from './store.ts';
@@ -494,12 +494,14 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
     this.#run(`UPDATE processed_redemptions SET status = ?, updated_at = ${NOW} WHERE id = ?`, status, id);
   }
 
-  updateRedemption(id: string, patch: { status?: string; outcome?: 'fulfill' | 'refund' | null; attempts?: number }): void {
+  updateRedemption(id: string, patch: RedemptionPatch): void {
     const sets: string[] = [];
     const params: SQLInputValue[] = [];
     if (patch.status !== undefined) { sets.push('status = ?'); params.push(patch.status); }
     if (patch.outcome !== undefined) { sets.push('outcome = ?'); params.push(patch.outcome); }
     if (patch.attempts !== undefined) { sets.push('attempts = ?'); params.push(patch.attempts); }
+    if (patch.replyTexts !== undefined) { sets.push('reply_texts = ?'); params.push(patch.replyTexts); }
+    if (patch.replyTarget !== undefined) { sets.push('reply_target = ?'); params.push(patch.replyTarget); }
     if (sets.length === 0) return;
     this.#run(`UPDATE processed_redemptions SET ${sets.join(', ')}, updated_at = ${NOW} WHERE id = ?`, ...params, id);
   }
@@ -545,12 +547,13 @@ export class SqliteQueries implements Synchronous<StoreWriter> {
   }
 }
 
-const REDEMPTION_COLUMNS = 'id, account_id, reward_id, status, outcome, attempts, created_at, updated_at';
+const REDEMPTION_COLUMNS = 'id, account_id, reward_id, status, outcome, attempts, reply_texts, reply_target, created_at, updated_at';
 
 function toRedemption(row: Row): RedemptionRecord {
   return {
     id: str(row.id), accountId: num(row.account_id), rewardId: str(row.reward_id), status: str(row.status),
     outcome: strOrNull(row.outcome) as RedemptionRecord['outcome'], attempts: num(row.attempts),
+    replyTexts: strOrNull(row.reply_texts), replyTarget: strOrNull(row.reply_target),
     createdAt: str(row.created_at), updatedAt: str(row.updated_at),
   };
 }

@@ -6,7 +6,7 @@
 // caller hears the answer only after the commit.
 import type { EntitlementSource, Role } from '../types.ts';
 import type {
-  AccountRecord, ActiveApiKeyRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionRecord, SkinRecord,
+  AccountRecord, ActiveApiKeyRecord, ApiKeyRecord, EntitlementRecord, ManagedRewardRecord, OverlayRecord, OverlayVersionRecord, RedemptionPatch, RedemptionRecord, SkinRecord,
   SkinRoleRecord, StoredValues, TemplateRecord, ViewerRecord, ViewerSkinPickRecord,
 } from './records.ts';
 
@@ -129,7 +129,7 @@ export interface StoreWriter extends StoreReader {
   insertRedemption(redemption: { id: string; accountId: number; rewardId: string; status: string }): Promise<boolean>;
   setRedemptionStatus(id: string, status: string): Promise<void>;
   /** Changes the ledger columns of a redemption. */
-  updateRedemption(id: string, patch: { status?: string; outcome?: 'fulfill' | 'refund' | null; attempts?: number }): Promise<void>;
+  updateRedemption(id: string, patch: RedemptionPatch): Promise<void>;
   /**
    * Deletes up to `limit` `status-sent` redemptions, of any account, whose last change is before
    * `settledBefore` (an ISO 8601 UTC timestamp), each account's oldest first; answers how many.

@@ -69,8 +69,8 @@ describe('migrations', () => {
     const db = new DatabaseSync(file, { readOnly: true });
     expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').all().map((row) => row.version))
       .toEqual(MIGRATIONS.map((migration) => migration.version));
-    expect({ ...db.prepare('SELECT id, status, outcome, attempts FROM processed_redemptions').get() })
-      .toEqual({ id: 'r1', status: 'status-sent', outcome: null, attempts: 0 });
+    expect({ ...db.prepare('SELECT id, status, outcome, attempts, reply_texts, reply_target FROM processed_redemptions').get() })
+      .toEqual({ id: 'r1', status: 'status-sent', outcome: null, attempts: 0, reply_texts: null, reply_target: null });
     expect(db.prepare('PRAGMA integrity_check').get()!.integrity_check).toBe('ok');
     expect(db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
     db.close();

@@ -18,8 +18,8 @@ import { CommandRegistry } from './command-registry.ts';
 import { createPluginContext } from './plugin-context.ts';
 import { BUILT_IN_PLUGIN_DIR, findPluginEntry, importPlugin, parsePluginSettings } from './plugin-loader.ts';
 import type { ChatReplyTarget, ChatUser, PluginTeardown, RedemptionEvent, RedemptionHandler, ReplyOutcome } from './plugin-api.ts';
-import { decisionOf, replyAfterStatus } from './redemption-decision.ts';
-import type { RedemptionSettlement } from './redemption-decision.ts';
+import { decisionOf, replyAfterStatus, repliesOf } from './redemption-decision.ts';
+import type { RedemptionReplies, RedemptionSettlement } from './redemption-decision.ts';
 import { createReplyQueue } from './reply-queue.ts';
 import type { ReplyQueue, ReplyQueueOptions, ReplySource } from './reply-queue.ts';
 import { errorText } from './error-text.ts';
@@ -81,7 +81,7 @@ export interface PluginStatus {
   rewards: string[];
 }
 
-export type { RedemptionSettlement };
+export type { RedemptionReplies, RedemptionSettlement };
 
 export type RedemptionResult =
   | {
@@ -94,6 +94,11 @@ export type RedemptionResult =
      * /redeem, a plugin's test) call it with `as-asked` at once.
      */
     afterStatus?(settled: RedemptionSettlement): Promise<void>;
+    /**
+     * The lines afterStatus says, for the redemption ledger to keep with the outcome (a restart
+     * before the status settled says them with `replyAfterRestart`); undefined when there are none.
+     */
+    replies?: RedemptionReplies;
   }
   /** No plugin handles the reward key. */
   | { outcome: 'unhandled' };
@@ -102,6 +107,12 @@ export interface Host {
   readonly plugins: readonly PluginStatus[];
   /** Runs the handler registered for the event's reward key. Never throws. */
   handleRedemption(event: RedemptionEvent): Promise<RedemptionResult>;
+  /**
+   * The afterStatus of a redemption an earlier run of the host handled (RedemptionResult's
+   * `replies`, kept by the ledger with `outcome`): the lines go through the same plugin's share of
+   * the chat queue. Null, logged at level info, when that plugin is not running now.
+   */
+  replyAfterRestart(replies: RedemptionReplies, outcome: 'fulfill' | 'refund', redemptionId: string): ((settled: RedemptionSettlement) => Promise<void>) | null;
   /** Sends a line to a channel on every transport serving it (paced, split). */
   say(channel: string, text: string): Promise<ReplyOutcome>;
   /**
@@ -132,6 +143,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const ownChannel = normalizeChannel(config.channel.login);
   const registry = new CommandRegistry();
   const redemptions = new Map<string, RedemptionRegistration>();
+  /** Each plugin's ctx.chat.reply, by plugin name (for the lines of redemptions handled before a restart). */
+  const pluginReplies = new Map<string, RedemptionRegistration['reply']>();
   // Stalls are watched from the first plugin's loading until the last teardown has run.
   const stalls = watchEventLoopStalls({ thresholdMs: options.stallWarningMs ?? EVENT_LOOP_STALL_MS, logger });
   const timePluginCall = createPluginCallTimer({ thresholdMs: options.slowPluginCallMs ?? SLOW_PLUGIN_CALL_MS, onSlow: (heldMs) => stalls.attributed(heldMs) });
@@ -226,6 +239,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
           status.rewards.push(rewardKey);
         },
       });
+      pluginReplies.set(name, (to, text) => context.chat.reply(to, text));
       return timePluginCall(name, 'its setup', pluginLogger, () => definition.setup(context));
     };
     const setupTimeoutMs = options.setupTimeoutMs ?? 10_000;
@@ -390,8 +404,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
         const answer: unknown = await timePluginCall(registration.plugin, `its handler of reward ${event.rewardKey}`, log, () => registration.handler(event));
         const decision = decisionOf(answer);
         if (decision !== null) {
-          const afterStatus = replyAfterStatus(decision, { channel: event.channel, user: event.user }, registration.reply, log);
-          return { outcome: decision.outcome, plugin: registration.plugin, afterStatus };
+          const to = { channel: event.channel, user: event.user };
+          const afterStatus = replyAfterStatus(decision, to, registration.reply, log);
+          const replies = repliesOf(decision, registration.plugin, to);
+          return { outcome: decision.outcome, plugin: registration.plugin, afterStatus, ...(replies === undefined ? {} : { replies }) };
         }
         log.error({ returned: answer }, 'redemption handler returned neither "fulfill" nor "refund" (nor { outcome, reply }): refunding');
       } catch (error) {
@@ -401,6 +417,16 @@ export async function createHost(options: HostOptions): Promise<Host> {
         slowRedemptionWarnings.delete(slow);
       }
       return { outcome: 'refund', plugin: registration.plugin };
+    },
+
+    replyAfterRestart(replies, outcome, redemptionId) {
+      const reply = pluginReplies.get(replies.plugin);
+      const log = logger.child({ plugin: replies.plugin, redemption: redemptionId });
+      if (reply === undefined || statuses.find((status) => status.name === replies.plugin)?.state !== 'running') {
+        log.info(`plugin ${replies.plugin} is not running: the chat reply of a redemption it handled before the restart is not said`);
+        return null;
+      }
+      return replyAfterStatus({ outcome, reply: replies.reply, replyIfNotRefunded: replies.replyIfNotRefunded }, replies.to, reply, log);
     },
 
     say,

@@ -13,6 +13,33 @@ import type { ChatReplyTarget, RedemptionDecision, RedemptionOutcome, ReplyOutco
  */
 export type RedemptionSettlement = 'as-asked' | 'refund-not-given' | 'refund-unknown';
 
+/**
+ * A decision's lines as the redemption ledger keeps them with the outcome, so they are said after
+ * a restart too (src/host/redemptions/kept-replies.ts): the plugin whose share of the chat queue
+ * says them, to whom, and the lines that are strings (no other is ever said).
+ */
+export interface RedemptionReplies {
+  plugin: string;
+  to: ChatReplyTarget;
+  reply?: string;
+  /** Only of a refund (a fulfil's is never said). */
+  replyIfNotRefunded?: string;
+}
+
+/** What of the decision's lines is worth keeping; undefined when no line could ever be said. */
+export function repliesOf(
+  decision: NonNullable<ReturnType<typeof decisionOf>>, plugin: string, to: ChatReplyTarget,
+): RedemptionReplies | undefined {
+  const reply = typeof decision.reply === 'string' ? decision.reply : undefined;
+  const replyIfNotRefunded = decision.outcome === 'refund' && typeof decision.replyIfNotRefunded === 'string' ? decision.replyIfNotRefunded : undefined;
+  if (reply === undefined && replyIfNotRefunded === undefined) return undefined;
+  const user = { displayName: to.user.displayName, ...(to.user.login === undefined ? {} : { login: to.user.login }) };
+  return {
+    plugin, to: { channel: to.channel, user },
+    ...(reply === undefined ? {} : { reply }), ...(replyIfNotRefunded === undefined ? {} : { replyIfNotRefunded }),
+  };
+}
+
 /** A handler's answer as outcome and lines (not yet checked); null when it is neither an outcome nor a RedemptionDecision. */
 export function decisionOf(answer: unknown): { outcome: RedemptionOutcome; reply?: unknown; replyIfNotRefunded?: unknown } | null {
   if (answer === undefined || answer === 'fulfill') return { outcome: 'fulfill' };

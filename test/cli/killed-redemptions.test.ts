@@ -20,6 +20,8 @@
 // In the end every redemption has exactly one grant (read through the API) and one final status on
 // Twitch (a single change, by the host), FULFILLED, or CANCELED for a viewer who already held the
 // skin; the ledger has it settled, and its handler ran again only when a kill caught it `received`.
+// The viewer's chat line (the handler's reply, said once Twitch has the status) is never said twice;
+// one whose status a kill left owed (runs 3 and 4) is said by the next run, from the ledger.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,6 +165,10 @@ describe('chatskin start killed with SIGKILL while it handles channel-point rede
     await until(() => [...ledger().values()].every((row) => row.status === 'status-sent'), 'the ledger to owe nothing');
   }
 
+  /** The bot's chat lines to a redemption's viewer (skin-shop's reply starts with `@<display name> `). */
+  const linesTo = (redemption: RedemptionJson): string[] => irc.privmsgs
+    .filter((message) => message.text.startsWith(`@${redemption.user_name} `)).map((message) => message.text);
+
   let viewerNumber = 0;
   function redeem(rewardId: string, fired: RedemptionJson[], user?: { login: string; id: string }): RedemptionJson {
     viewerNumber++;
@@ -266,6 +272,10 @@ describe('chatskin start killed with SIGKILL while it handles channel-point rede
       expect(run4Lines().filter((line) => line.redemption === id).map((line) => line.msg))
         .toContain('redemption effect already done: sending its status only');
     }
+    // Their lines, kept by the ledger through the kill, are said now that Twitch has the status.
+    const lost = lostIds.map((id) => fired.find((r) => r.id === id)!);
+    await until(() => lost.every((r) => linesTo(r).length > 0), 'the lines of the redemptions run 3 left owed their status');
+    for (const redemption of lost) expect(linesTo(redemption), redemption.user_login).toEqual([`@${redemption.user_name} the Neon skin is yours!`]);
     const held = helix.holdNext({ method: 'PATCH', path: STATUS_PATH });
     for (let i = 0; i < 6; i++) redeem(rewardId, fired);
     const heldCall = await held.arrived;
@@ -293,6 +303,11 @@ describe('chatskin start killed with SIGKILL while it handles channel-point rede
         && (call.query['id'] ?? []).includes(id)), id).toBe(true);
     }
 
+    // The lines of the statuses Twitch took before the last kill: said by this run, from the ledger.
+    const taken = takenIds.map((id) => fired.find((r) => r.id === id)!);
+    await until(() => taken.every((r) => linesTo(r).length > 0), 'the lines of the redemptions whose status run 4 never heard taken');
+    for (const redemption of taken) expect(linesTo(redemption), redemption.user_login).toEqual([`@${redemption.user_name} the Neon skin is yours!`]);
+
     // Every viewer holds Neon once, read through the API.
     const read = async (path: string): Promise<unknown> => {
       const answer = await fetch(`${running.apiUrl}${path}`, { headers });
@@ -305,6 +320,11 @@ describe('chatskin start killed with SIGKILL while it handles channel-point rede
 
     expect(await running.stop('SIGTERM')).toBe(0);
     logs.push(...running.stderr().split('\n').filter((line) => line.length > 0));
+
+    // No viewer was told twice (a line a kill caught between the ledger's record and the chat is lost, never repeated).
+    for (const redemption of fired) expect(linesTo(redemption).length, redemption.user_login).toBeLessThanOrEqual(1);
+    // Nothing is left kept in the ledger.
+    expect(withDatabase((db) => db.prepare('SELECT count(*) AS n FROM processed_redemptions WHERE reply_texts IS NOT NULL OR reply_target IS NOT NULL').get()!.n)).toBe(0);
 
     // One final status per redemption on Twitch, set once, by the host.
     const holderIds = new Set(fired.filter((r) => HOLDERS.some((holder) => holder.login === r.user_login)).map((r) => r.id));

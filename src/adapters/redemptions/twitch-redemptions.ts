@@ -58,7 +58,7 @@ export interface RedemptionsStatus {
 export interface TwitchRedemptionsOptions {
   config: Config;
   /** The started host: runs the plugin handlers; its plugin list tells which reward keys are handled. */
-  host: Pick<Host, 'handleRedemption' | 'plugins'>;
+  host: Pick<Host, 'handleRedemption' | 'replyAfterRestart' | 'plugins'>;
   /** The service's ledger bound to the channel's account (`bindLedger(service, account.id)`). */
   ledger: RedemptionLedger & RedemptionLedgerRetention & ManagedRewardStore;
   logger: Logger;
@@ -280,6 +280,7 @@ export async function startTwitchRedemptions(options: TwitchRedemptionsOptions):
       ledger,
       channelPoints,
       handle: (event) => host.handleRedemption(event),
+      replyAfterRestart: (replies, outcome, id) => host.replyAfterRestart(replies, outcome, id),
       channel: config.channel.login,
       rewardKeyOf: (rewardId) => rewardKeys.get(rewardId),
       rewardOutOfStep: (rewardId, drift) => {

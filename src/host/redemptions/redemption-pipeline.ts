@@ -13,7 +13,7 @@
 // Only a redemption Twitch says is UNFULFILLED has its effect: one that arrives FULFILLED (its
 // reward skips the request queue) or CANCELED can be neither fulfilled nor refunded any more.
 import type { Logger } from 'pino';
-import type { RedemptionResult, RedemptionSettlement } from '../host.ts';
+import type { RedemptionReplies, RedemptionResult, RedemptionSettlement } from '../host.ts';
 import type { RedemptionEvent } from '../plugin-api.ts';
 import { systemClock } from '../clock.ts';
 import type { Clock } from '../clock.ts';
@@ -21,7 +21,8 @@ import { withDeadline } from '../deadline.ts';
 import { errorText } from '../error-text.ts';
 import { ChannelPointsError } from './channel-points.ts';
 import type { ChannelPointsApi, RedemptionStatus, RedemptionStatusUpdate, TwitchRedemption } from './channel-points.ts';
-import type { LedgerEntry, LedgerOutcome, RedemptionLedger } from './redemption-ledger.ts';
+import { fromLedgerReplies, toLedgerReplies } from './kept-replies.ts';
+import type { LedgerEntry, LedgerOutcome, LedgerReplies, RedemptionLedger } from './redemption-ledger.ts';
 import { createStatusBatcher, StatusNotRecordedError } from './status-batcher.ts';
 import type { StatusSendResult } from './status-batcher.ts';
 
@@ -40,6 +41,12 @@ export interface RedemptionPipelineOptions {
     & Partial<Pick<ChannelPointsApi, 'redemptionStatus' | 'redemptionStatuses'>>;
   /** Runs the plugin handler (the host's `handleRedemption`); never throws. */
   handle(event: PipelineRedemptionEvent): Promise<RedemptionResult>;
+  /**
+   * The afterStatus of the lines the ledger kept for a redemption handled before a restart (the
+   * host's `replyAfterRestart`); null when they cannot be said. Without it, such lines are dropped
+   * (logged at level debug).
+   */
+  replyAfterRestart?(replies: RedemptionReplies, outcome: LedgerOutcome, redemptionId: string): ((settled: RedemptionSettlement) => Promise<void>) | null;
   /** The login of the channel (for the handler's replies). */
   channel: string;
   /** The reward key of a managed reward's Twitch id; undefined for rewards the host does not manage. */
@@ -135,6 +142,9 @@ function resolvedElsewhereMessage(status: RedemptionStatus | null): string {
 const MAX_LISTINGS_PER_REWARD = 5;
 
 const STATUS_OF: Record<LedgerOutcome, RedemptionStatusUpdate> = { fulfill: 'FULFILLED', refund: 'CANCELED' };
+/** Ids whose chat line a pipeline remembers having said (or dropped), against a stale copy of the ledger's. */
+const REPLIES_TAKEN_KEPT = 1000;
+
 /** A refund Twitch answered as no longer possible (404, or the id left out of the changed ones). */
 const REFUND_NOT_GIVEN = 'redemption not refunded: Twitch no longer had it UNFULFILLED (resolved in the request queue, or its reward deleted), so the viewer\'s points stay spent';
 
@@ -154,10 +164,19 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
   /**
    * The handlers' chat lines waiting for their redemption's status to settle (RedemptionResult's
    * afterStatus), by redemption id: said once Twitch has it, by this run or a later
-   * reconciliation's resend. Kept in memory only, so a line is said at most once: one still here
-   * when the process stops (or dies) is never said.
+   * reconciliation's resend. The ledger keeps them too, with the outcome (LedgerEntry's
+   * `replies`), so after a stop (or a crash) the next start says them once it has sent the status;
+   * it clears them when it records the status as sent, which is before a line is said: a line is
+   * said at most once, and lost only when the process dies between that record and the line
+   * leaving the chat queue.
    */
   const repliesAfterStatus = new Map<string, (settled: RedemptionSettlement) => Promise<void>>();
+  /**
+   * The last REPLIES_TAKEN_KEPT redemptions whose line this process took to say (or dropped): a
+   * ledger entry read before its status was recorded as sent still holds the lines, and must not
+   * say them a second time.
+   */
+  const repliesTaken = new Set<string>();
   /** Waits a stop ends at once (each removed once its work settles, so none pile up). */
   const stopWaiters = new Set<() => void>();
 
@@ -173,23 +192,50 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
 
   /**
    * Sends the status; a refund Twitch answered as already resolved is checked (refundMissing).
-   * Once settled, the handler's chat line for it (if one waits) is said, not awaited.
+   * Once settled, the handler's chat line for it (if one waits: in memory, or `kept` by the ledger
+   * from before a restart) is said, not awaited.
    */
-  async function sendStatus(rewardId: string, id: string, outcome: LedgerOutcome): Promise<{ status: StatusSendResult; refundNotGiven: string | null }> {
+  async function sendStatus(
+    rewardId: string, id: string, outcome: LedgerOutcome, kept: LedgerReplies | null,
+  ): Promise<{ status: StatusSendResult; refundNotGiven: string | null }> {
     const status = await batcher.send(rewardId, id, STATUS_OF[outcome]);
     const missing = outcome === 'refund' && status === 'already-resolved' ? await refundMissing(rewardId, id) : null;
     const refundNotGiven = missing?.warning ?? null;
     if (outcome === 'fulfill') counters.fulfilled++;
     else if (refundNotGiven === null) counters.refunded++;
-    const reply = repliesAfterStatus.get(id);
-    if (reply !== undefined) {
-      repliesAfterStatus.delete(id);
+    const reply = takeReply(id, outcome, kept);
+    if (reply !== null) {
       const settled: RedemptionSettlement = missing === null ? 'as-asked' : missing.known ? 'refund-not-given' : 'refund-unknown';
       void reply(settled).catch((error: unknown) => {
         logger.warn({ err: error, redemption: id }, `the redemption's chat reply failed: ${errorText(error)}`);
       });
     }
     return { status, refundNotGiven };
+  }
+
+  /**
+   * The line to say now that the redemption's status is settled (and recorded as sent, which
+   * cleared the ledger's copy), once: the handler's from this run, or the ledger's from before a
+   * restart rebuilt; null when none, or when this process took it already.
+   */
+  function takeReply(id: string, outcome: LedgerOutcome, kept: LedgerReplies | null): ((settled: RedemptionSettlement) => Promise<void>) | null {
+    const live = repliesAfterStatus.get(id);
+    repliesAfterStatus.delete(id);
+    if (live === undefined && kept === null) return null;
+    if (repliesTaken.has(id)) return null;
+    repliesTaken.add(id);
+    if (repliesTaken.size > REPLIES_TAKEN_KEPT) repliesTaken.delete(repliesTaken.values().next().value!);
+    if (live !== undefined) return live;
+    const replies = fromLedgerReplies(kept!);
+    if (replies === null) {
+      logger.info({ redemption: id }, 'the chat reply the ledger kept for this redemption cannot be read: it is not said');
+      return null;
+    }
+    if (!options.replyAfterRestart) {
+      logger.debug({ redemption: id }, 'the chat reply the ledger kept for this redemption is not said (no plugins here)');
+      return null;
+    }
+    return options.replyAfterRestart(replies, outcome, id);
   }
 
   /**
@@ -212,6 +258,8 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     const log = logger.child({ redemption: redemption.id, rewardKey, viewer: redemption.user.login });
     let outcome: LedgerOutcome;
     let attempt = 0;
+    /** The lines the ledger kept from a run before (effect-done): said once the status settles. */
+    let kept: LedgerReplies | null = null;
     try {
       const { entry, isNew } = await ledger.beginRedemption({ id: redemption.id, rewardId: redemption.rewardId });
       if (entry.state === 'status-sent' && (!listed || entry.outcome === null)) {
@@ -240,13 +288,16 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
         } else {
           outcome = result.outcome;
         }
-        await ledger.recordRedemptionEffect(redemption.id, outcome);
+        // The lines are kept with the outcome, in the same write, for a restart before the status settles.
+        const replies = result.outcome !== 'unhandled' && result.replies ? toLedgerReplies(result.replies) : null;
+        await ledger.recordRedemptionEffect(redemption.id, outcome, replies);
         // Only a recorded outcome gets its line: an unrecorded one runs again (and answers anew).
         if (result.outcome !== 'unhandled' && result.afterStatus) repliesAfterStatus.set(redemption.id, result.afterStatus);
       } else {
         // effect-done (or status-sent yet listed UNFULFILLED): only the status is left to send.
         outcome = entry.outcome ?? 'refund';
         attempt = entry.attempts;
+        kept = entry.replies;
         log.info({ outcome }, 'redemption effect already done: sending its status only');
       }
     } catch (error) {
@@ -254,7 +305,7 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       return { kind: 'failed', error: errorText(error) };
     }
     try {
-      const { status, refundNotGiven } = await sendStatus(redemption.rewardId, redemption.id, outcome);
+      const { status, refundNotGiven } = await sendStatus(redemption.rewardId, redemption.id, outcome, kept);
       if (refundNotGiven !== null) log.warn({ outcome, attempt, status }, refundNotGiven);
       else log.info({ outcome, attempt, status }, outcome === 'fulfill' ? 'redemption fulfilled' : 'redemption refunded');
       return { kind: 'done', outcome, status, attempt };
@@ -338,7 +389,7 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       const owed = (await ledger.listRedemptionsAwaitingStatus()).filter((entry) => !inFlight.has(entry.id));
       await Promise.all(owed.map(async (entry) => {
         try {
-          const { status, refundNotGiven } = await sendStatus(entry.rewardId, entry.id, entry.outcome ?? 'refund');
+          const { status, refundNotGiven } = await sendStatus(entry.rewardId, entry.id, entry.outcome ?? 'refund', entry.replies);
           report.statusesSent++;
           if (refundNotGiven !== null) logger.warn({ redemption: entry.id, outcome: entry.outcome, status }, refundNotGiven);
           else logger.info({ redemption: entry.id, outcome: entry.outcome }, 'sent a redemption status left over from before');
@@ -449,8 +500,8 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
       }
       await batcher.drain();
       if (repliesAfterStatus.size > 0) {
-        logger.warn({ redemptions: [...repliesAfterStatus.keys()] },
-          `stopping: ${repliesAfterStatus.size} redemption chat reply(ies) not said: Twitch had not taken their status yet (it is sent at the next start; the line is not said then)`);
+        logger.info({ redemptions: [...repliesAfterStatus.keys()] },
+          `stopping: ${repliesAfterStatus.size} redemption chat reply(ies) not said yet: Twitch had not taken their status (the ledger keeps them: the next start sends the status, then says them)`);
         repliesAfterStatus.clear();
       }
     },

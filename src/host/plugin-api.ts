@@ -128,7 +128,8 @@ export type RedemptionOutcome = 'fulfill' | 'refund';
  * them only once Twitch has settled the redemption's status, so a viewer is never told of a refund
  * Twitch did not give: a handler that says "Your points were refunded" itself says it before the
  * host has asked Twitch, which may refuse (a moderator resolved it meanwhile, its reward deleted).
- * Said at most once: a line still waiting when the host stops is not said (docs/plugins.md).
+ * Said at most once, never twice; a line still waiting when the host stops is kept in the redemption
+ * ledger and said by the next start once the status is settled (docs/plugins.md).
  */
 export interface RedemptionDecision {
   outcome: RedemptionOutcome;

@@ -19,6 +19,7 @@ import { systemClock } from '../clock.ts';
 import type { Clock } from '../clock.ts';
 import { withDeadline } from '../deadline.ts';
 import { errorText } from '../error-text.ts';
+import { RecentSet } from '../recent-set.ts';
 import { ChannelPointsError } from './channel-points.ts';
 import type { ChannelPointsApi, RedemptionStatus, RedemptionStatusUpdate, TwitchRedemption } from './channel-points.ts';
 import { fromLedgerReplies, toLedgerReplies } from './kept-replies.ts';
@@ -176,7 +177,7 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
    * ledger entry read before its status was recorded as sent still holds the lines, and must not
    * say them a second time.
    */
-  const repliesTaken = new Set<string>();
+  const repliesTaken = new RecentSet<string>(REPLIES_TAKEN_KEPT);
   /** Waits a stop ends at once (each removed once its work settles, so none pile up). */
   const stopWaiters = new Set<() => void>();
 
@@ -222,9 +223,7 @@ export function createRedemptionPipeline(options: RedemptionPipelineOptions): Re
     const live = repliesAfterStatus.get(id);
     repliesAfterStatus.delete(id);
     if (live === undefined && kept === null) return null;
-    if (repliesTaken.has(id)) return null;
-    repliesTaken.add(id);
-    if (repliesTaken.size > REPLIES_TAKEN_KEPT) repliesTaken.delete(repliesTaken.values().next().value!);
+    if (!repliesTaken.add(id)) return null;
     if (live !== undefined) return live;
     const replies = fromLedgerReplies(kept!);
     if (replies === null) {
